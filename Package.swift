@@ -1,0 +1,105 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Dependencies point inward: PushCore depends on nothing of ours; the C libraries are reached only
+// through the Postgres and Curl wrappers.
+let package = Package(
+    name: "pushledger",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "pushledger", targets: ["pushledger"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(
+            name: "Postgres",
+            dependencies: ["CLibPQ", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "Curl",
+            dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(name: "PushCore"),
+        .target(
+            name: "Ledger",
+            dependencies: [
+                "Postgres", "PushCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("Migrations")]
+        ),
+        .target(
+            name: "Delivery",
+            dependencies: [
+                "Curl", "Ledger", "PushCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "API",
+            dependencies: [
+                "Ledger", "PushCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "Simulator",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "PushLedgerServer",
+            dependencies: [
+                "API", "Delivery", "Ledger", "PushCore", "Postgres",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "pushledger",
+            dependencies: [
+                "PushLedgerServer", "Simulator", "Ledger", "PushCore", "Postgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
+        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "Postgres", "PushCore"]),
+        .testTarget(name: "CurlTests", dependencies: ["Curl"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Curl"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PushCore"]),
+    ]
+)

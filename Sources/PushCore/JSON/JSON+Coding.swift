@@ -1,0 +1,327 @@
+import Foundation
+
+/// Why a body could not be read as JSON (LeanCloud code 107).
+public struct MalformedJSON: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension JSON {
+    /// Parses UTF-8 JSON text. Integers that fit in 64 bits stay integers.
+    public static func parse(_ bytes: some Collection<UInt8>) throws(MalformedJSON) -> JSON {
+        var parser = JSONParser(Array(bytes))
+        do {
+            return try parser.parseDocument()
+        } catch {
+            throw error
+        }
+    }
+
+    public static func parse(_ text: String) throws(MalformedJSON) -> JSON {
+        try parse(Array(text.utf8))
+    }
+
+    /// Compact JSON text with sorted object keys.
+    public func encoded() -> String {
+        var out = ""
+        out.reserveCapacity(64)
+        write(to: &out)
+        return out
+    }
+
+    public func encodedBytes() -> [UInt8] { Array(encoded().utf8) }
+
+    func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .int(let i): out += String(i)
+        case .double(let d):
+            if d.isFinite {
+                if d.rounded() == d && abs(d) < 1e15 { out += String(Int64(d)) } else { out += "\(d)" }
+            } else {
+                out += "null"
+            }
+        case .string(let s): JSON.writeString(s, to: &out)
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                item.write(to: &out)
+            }
+            out += "]"
+        case .object(let fields):
+            out += "{"
+            for (i, key) in fields.keys.sorted().enumerated() {
+                if i > 0 { out += "," }
+                JSON.writeString(key, to: &out)
+                out += ":"
+                fields[key]!.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    static func writeString(_ s: String, to out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
+
+extension JSON: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let b = try? container.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? container.decode(Int64.self) {
+            self = .int(i)
+        } else if let d = try? container.decode(Double.self) {
+            self = .double(d)
+        } else if let s = try? container.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? container.decode([JSON].self) {
+            self = .array(a)
+        } else {
+            self = .object(try container.decode([String: JSON].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let b): try container.encode(b)
+        case .int(let i): try container.encode(i)
+        case .double(let d): try container.encode(d)
+        case .string(let s): try container.encode(s)
+        case .array(let a): try container.encode(a)
+        case .object(let o): try container.encode(o)
+        }
+    }
+}
+
+/// A small strict RFC 8259 parser: Foundation's JSONSerialization loses the integer/double distinction.
+struct JSONParser {
+    private let bytes: [UInt8]
+    private var index = 0
+    private var depth = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func parseDocument() throws(MalformedJSON) -> JSON {
+        skipWhitespace()
+        let value = try parseValue()
+        skipWhitespace()
+        guard index == bytes.count else { throw MalformedJSON("unexpected text after the JSON value") }
+        return value
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D
+            || bytes[index] == 0x09
+        {
+            index += 1
+        }
+    }
+
+    private mutating func parseValue() throws(MalformedJSON) -> JSON {
+        guard index < bytes.count else { throw MalformedJSON("unexpected end of JSON") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expect("null"); return .null
+        default: return try parseNumber()
+        }
+    }
+
+    private mutating func expect(_ word: StaticString) throws(MalformedJSON) {
+        let w = word.utf8Start
+        for i in 0..<word.utf8CodeUnitsCount {
+            guard index < bytes.count, bytes[index] == w[i] else { throw MalformedJSON("invalid literal") }
+            index += 1
+        }
+    }
+
+    private mutating func enter() throws(MalformedJSON) {
+        depth += 1
+        if depth > 128 { throw MalformedJSON("JSON nested too deeply") }
+    }
+
+    private mutating func parseObject() throws(MalformedJSON) -> JSON {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var fields: [String: JSON] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(fields)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw MalformedJSON("expected a string key")
+            }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw MalformedJSON("expected ':'") }
+            index += 1
+            skipWhitespace()
+            fields[key] = try parseValue()
+            skipWhitespace()
+            guard index < bytes.count else { throw MalformedJSON("unexpected end of JSON") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(fields) }
+            throw MalformedJSON("expected ',' or '}'")
+        }
+    }
+
+    private mutating func parseArray() throws(MalformedJSON) -> JSON {
+        try enter()
+        defer { depth -= 1 }
+        index += 1
+        var items: [JSON] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(items)
+        }
+        while true {
+            skipWhitespace()
+            items.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw MalformedJSON("unexpected end of JSON") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+            throw MalformedJSON("expected ',' or ']'")
+        }
+    }
+
+    private mutating func parseString() throws(MalformedJSON) -> String {
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var start = index
+        var plain = true
+        while index < bytes.count {
+            let b = bytes[index]
+            if b == UInt8(ascii: "\"") {
+                if plain {
+                    let s = String(decoding: bytes[start..<index], as: UTF8.self)
+                    index += 1
+                    return s
+                }
+                scalars.append(contentsOf: String(decoding: bytes[start..<index], as: UTF8.self).unicodeScalars)
+                index += 1
+                return String(scalars)
+            }
+            if b < 0x20 { throw MalformedJSON("control character in string") }
+            if b == UInt8(ascii: "\\") {
+                plain = false
+                scalars.append(contentsOf: String(decoding: bytes[start..<index], as: UTF8.self).unicodeScalars)
+                index += 1
+                guard index < bytes.count else { break }
+                let e = bytes[index]
+                index += 1
+                switch e {
+                case UInt8(ascii: "\""): scalars.append("\"")
+                case UInt8(ascii: "\\"): scalars.append("\\")
+                case UInt8(ascii: "/"): scalars.append("/")
+                case UInt8(ascii: "b"): scalars.append("\u{08}")
+                case UInt8(ascii: "f"): scalars.append("\u{0C}")
+                case UInt8(ascii: "n"): scalars.append("\n")
+                case UInt8(ascii: "r"): scalars.append("\r")
+                case UInt8(ascii: "t"): scalars.append("\t")
+                case UInt8(ascii: "u"):
+                    var code = try parseHex4()
+                    if (0xD800..<0xDC00).contains(code) {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else { throw MalformedJSON("unpaired surrogate") }
+                        index += 2
+                        let low = try parseHex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw MalformedJSON("unpaired surrogate") }
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let scalar = Unicode.Scalar(code) else { throw MalformedJSON("invalid unicode escape") }
+                    scalars.append(scalar)
+                default: throw MalformedJSON("invalid escape")
+                }
+                start = index
+                continue
+            }
+            index += 1
+        }
+        throw MalformedJSON("unterminated string")
+    }
+
+    private mutating func parseHex4() throws(MalformedJSON) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw MalformedJSON("invalid unicode escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let b = bytes[index]
+            index += 1
+            let digit: UInt32
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(b - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(b - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(b - UInt8(ascii: "A") + 10)
+            default: throw MalformedJSON("invalid unicode escape")
+            }
+            value = value * 16 + digit
+        }
+        return value
+    }
+
+    private mutating func parseNumber() throws(MalformedJSON) -> JSON {
+        let start = index
+        var isInteger = true
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else {
+            throw MalformedJSON("invalid value")
+        }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            let digits = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            guard index > digits else { throw MalformedJSON("invalid number") }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            let digits = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            guard index > digits else { throw MalformedJSON("invalid number") }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        if isInteger, let i = Int64(text) { return .int(i) }
+        guard let d = Double(text) else { throw MalformedJSON("invalid number") }
+        return .double(d)
+    }
+}
