@@ -154,7 +154,7 @@ struct JSONParser {
 
     private mutating func expect(_ word: StaticString) throws(MalformedJSON) {
         let w = word.utf8Start
-        for i in 0..<word.utf8CodeUnitsCount {
+        for i in 0..<word.utf8CodeUnitCount {
             guard index < bytes.count, bytes[index] == w[i] else { throw MalformedJSON("invalid literal") }
             index += 1
         }

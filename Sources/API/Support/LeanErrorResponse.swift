@@ -1,0 +1,55 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PushCore
+
+/// The one place where errors become LeanCloud's `{"code": N, "error": "..."}` responses.
+public struct LeanErrorResponse: HTTPResponseError {
+    public let error: LeanError
+    public var headers: HTTPFields = [:]
+
+    public init(_ error: LeanError) { self.error = error }
+
+    public var status: HTTPResponse.Status { .init(code: error.httpStatus) }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        let body: JSON = ["code": .int(Int64(error.code)), "error": .string(error.message)]
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: body.encoded())))
+    }
+}
+
+/// Maps every error thrown by a route to a LeanCloud-style response; unexpected errors are logged and
+/// answered as 500 without leaking internals.
+public struct LeanErrorMiddleware: RouterMiddleware {
+    public typealias Context = PushContext
+
+    public init() {}
+
+    public func handle(_ request: Request, context: PushContext, next: (Request, PushContext) async throws -> Response)
+        async throws -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as LeanErrorResponse {
+            return try error.response(from: request, context: context)
+        } catch let error as LeanError {
+            return try LeanErrorResponse(error).response(from: request, context: context)
+        } catch let error as HTTPError {
+            let lean: LeanError
+            switch error.status {
+            case .notFound: lean = LeanError(404, "Not found: \(request.method) \(request.uri.path)", status: 404)
+            case .contentTooLarge: lean = .tooLarge(APILimits.maxBodyBytes)
+            case .methodNotAllowed: lean = LeanError(1, "Method not allowed.", status: 405)
+            default: lean = LeanError(1, error.body ?? "Bad request.", status: error.status.code)
+            }
+            return try LeanErrorResponse(lean).response(from: request, context: context)
+        } catch {
+            context.logger.error("request failed: \(error)")
+            return try LeanErrorResponse(LeanError(1, "Internal server error.", status: 500))
+                .response(from: request, context: context)
+        }
+    }
+}

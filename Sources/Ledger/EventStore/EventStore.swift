@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import Postgres
+import PushCore
+
+/// The append-only event log over PostgreSQL (SPEC §7).
+///
+/// Ordering guarantee: events are read in (transaction id, position) order and only below the oldest
+/// transaction still running, so an event whose transaction commits late is never skipped. Writers lock
+/// their streams before their first write (checked here), so appends to one stream get increasing
+/// transaction ids in version order and the global order agrees with every stream's own order.
+public struct EventStore: Sendable {
+    public static let notifyChannel = "pushledger_events"
+    public let pool: PGPool
+    public let inlineProjections: [any Projection]
+
+    public init(pool: PGPool, inlineProjections: [any Projection]) {
+        self.pool = pool
+        self.inlineProjections = inlineProjections
+    }
+
+    /// Runs `body` in a transaction that holds the advisory locks for `lockKeys` (stream names, identity
+    /// keys such as a device token). Locks are taken in sorted order, first, before any write.
+    public func write<T: Sendable>(
+        appId: String, metadata: EventMetadata, lockKeys: [String],
+        _ body: (LedgerTransaction) async throws -> T
+    ) async throws -> T {
+        try await pool.withTransaction { conn in
+            let keys = Array(Set(lockKeys)).sorted()
+            try await Self.takeLocks(keys, appId: appId, on: conn)
+            let tx = LedgerTransaction(
+                connection: conn, appId: appId, metadata: metadata, inlineProjections: inlineProjections,
+                lockedKeys: Set(keys))
+            let value = try await body(tx)
+            try await conn.query("SELECT pg_notify(\(EventStore.notifyChannel), \(appId))")
+            return value
+        }
+    }
+
+    static func takeLocks(_ keys: [String], appId: String, on conn: PGConnection) async throws {
+        guard !keys.isEmpty else { return }
+        let rows = try await conn.query(
+            """
+            SELECT bool_and(pg_current_xact_id_if_assigned() IS NULL) AS fresh
+            FROM (SELECT pg_advisory_xact_lock(hashtextextended(\(appId) || '/' || k, 0))
+                  FROM unnest(\(keys)::text[]) AS k ORDER BY k) AS locked
+            """)
+        guard try rows[0].bool("fresh") else { throw StreamLockOrderViolation() }
+    }
+
+    /// Up to `limit` committed events after `checkpoint`, in global order, never past a running transaction.
+    public func read(after checkpoint: Checkpoint, limit: Int, on conn: PGConnection) async throws -> [RecordedEvent] {
+        let rows = try await conn.query(
+            """
+            SELECT position, transaction_id::text AS xid, app_id, stream, version, type, data, metadata, recorded_at
+            FROM events
+            WHERE (transaction_id, position) > (\(String(checkpoint.transactionId))::xid8, \(checkpoint.position))
+              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+            ORDER BY transaction_id, position
+            LIMIT \(limit)
+            """)
+        return try rows.map(Self.decode)
+    }
+
+    /// Events of one stream in version order.
+    public func readStream(appId: String, stream: String, on conn: PGConnection) async throws -> [RecordedEvent] {
+        let rows = try await conn.query(
+            """
+            SELECT position, transaction_id::text AS xid, app_id, stream, version, type, data, metadata, recorded_at
+            FROM events WHERE app_id = \(appId) AND stream = \(stream) ORDER BY version
+            """)
+        return try rows.map(Self.decode)
+    }
+
+    /// Number of events in the log (tests and `rebuild` use it to prove a bad request appended nothing).
+    public func count() async throws -> Int {
+        try await pool.query("SELECT count(*) AS n FROM events")[0].int("n")
+    }
+
+    static func decode(_ row: PGRow) throws -> RecordedEvent {
+        RecordedEvent(
+            position: try row.int64("position"), transactionId: UInt64(try row.string("xid")) ?? 0,
+            appId: try row.string("app_id"), stream: try row.string("stream"), version: try row.int("version"),
+            type: try row.string("type"), data: try row.json("data"), metadata: try row.json("metadata"),
+            recordedAt: try row.date("recorded_at"))
+    }
+}

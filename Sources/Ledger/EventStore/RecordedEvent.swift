@@ -1,0 +1,47 @@
+import Foundation
+import PushCore
+
+/// An event to append: its type and JSON data.
+public struct NewEvent: Sendable {
+    public var type: String
+    public var data: JSON
+
+    public init(_ type: String, _ data: JSON) {
+        self.type = type
+        self.data = data
+    }
+}
+
+/// An event as stored in the log.
+public struct RecordedEvent: Sendable {
+    public let position: Int64
+    public let transactionId: UInt64
+    public let appId: String
+    public let stream: String
+    public let version: Int
+    public let type: String
+    public let data: JSON
+    public let metadata: JSON
+    public let recordedAt: Date
+
+    public var checkpoint: Checkpoint { Checkpoint(transactionId: transactionId, position: position) }
+}
+
+/// A place in the global order: (transaction id, position). Everything at or before it has been read.
+public struct Checkpoint: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var transactionId: UInt64
+    public var position: Int64
+
+    public init(transactionId: UInt64, position: Int64) {
+        self.transactionId = transactionId
+        self.position = position
+    }
+
+    public static let start = Checkpoint(transactionId: 0, position: 0)
+
+    public static func < (a: Checkpoint, b: Checkpoint) -> Bool {
+        (a.transactionId, a.position) < (b.transactionId, b.position)
+    }
+
+    public var description: String { "\(transactionId)/\(position)" }
+}

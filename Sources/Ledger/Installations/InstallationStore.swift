@@ -1,0 +1,126 @@
+import Foundation
+import Postgres
+import PushCore
+
+/// The `_Installation` commands (each an event) and queries (SPEC §3).
+public struct InstallationStore: Sendable {
+    let store: EventStore
+
+    public init(store: EventStore) { self.store = store }
+
+    /// The answer to a save: LeanCloud answers 201 for a real create and 200 for an upsert.
+    public struct SaveResult: Sendable {
+        public let objectId: String
+        public let createdAt: String
+        public let updatedAt: String
+        public let created: Bool
+    }
+
+    /// POST: creates an installation, or updates the one that already has this deviceToken/installationId.
+    public func save(appId: String, body: [String: JSON], metadata: EventMetadata) async throws -> SaveResult {
+        let token = try body["deviceToken"].map { v throws(LeanError) -> String in
+            guard let s = v.stringValue, InstallationFields.isValidDeviceToken(s) else {
+                throw .invalidDeviceToken("Invalid device token: an APNs device token is hexadecimal.")
+            }
+            return s.lowercased()
+        }
+        let installationId = try body["installationId"].map { v throws(LeanError) -> String in
+            guard let s = v.stringValue, !s.isEmpty else { throw .invalidParameter("Invalid installationId.") }
+            return s
+        }
+        let identityKeys = [token.map { "token:\($0)" }, installationId.map { "iid:\($0)" }].compactMap { $0 }
+        guard !identityKeys.isEmpty else {
+            // Without an identity there is nothing to upsert by; let validation explain what is missing.
+            _ = try InstallationUpdate.apply(body: body, to: [:], isCreate: true)
+            throw LeanError.missingField("deviceToken or installationId is required.")
+        }
+        return try await store.write(appId: appId, metadata: metadata, lockKeys: identityKeys) { tx in
+            let matches = try await tx.connection.query(
+                """
+                SELECT object_id FROM installations
+                WHERE app_id = \(appId) AND (device_token = \(token) OR installation_id = \(installationId))
+                """)
+            let ids = Set(try matches.map { try $0.string("object_id") })
+            guard ids.count <= 1 else {
+                throw LeanError.ambiguousToken(
+                    "deviceToken and installationId belong to different installations.")
+            }
+            let now = LeanDate.format(Date())
+            if let objectId = ids.first {
+                try await tx.lock([InstallationEvent.stream(objectId)])
+                let current = try await Self.load(objectId, appId: appId, on: tx.connection)!
+                try await Self.appendUpdate(current, body: body, at: now, tx: tx)
+                return SaveResult(objectId: objectId, createdAt: current.createdAt, updatedAt: now, created: false)
+            }
+            let update = try InstallationUpdate.apply(body: body, to: [:], isCreate: true)
+            let objectId = RandomID.make()
+            let stream = InstallationEvent.stream(objectId)
+            try await tx.lock([stream])
+            var events = [NewEvent(InstallationEvent.created, InstallationEvent.createdData(
+                objectId: objectId, fields: update.fields, at: now))]
+            if update.resetsBadge {
+                events.append(NewEvent(InstallationEvent.badgeReset, InstallationEvent.touchData(objectId: objectId, at: now)))
+            }
+            try await tx.append(stream: stream, expectedVersion: 0, events)
+            return SaveResult(objectId: objectId, createdAt: now, updatedAt: now, created: true)
+        }
+    }
+
+    /// PUT: applies field sets and `__op` operations; answers the new updatedAt.
+    public func update(appId: String, objectId: String, body: [String: JSON], metadata: EventMetadata) async throws
+        -> String
+    {
+        try await store.write(appId: appId, metadata: metadata, lockKeys: [InstallationEvent.stream(objectId)]) { tx in
+            guard let current = try await Self.load(objectId, appId: appId, on: tx.connection) else {
+                throw LeanError.notFound()
+            }
+            // A new deviceToken or installationId must not collide with another installation's.
+            let now = LeanDate.format(Date())
+            do {
+                try await Self.appendUpdate(current, body: body, at: now, tx: tx)
+            } catch let error as PGError where error.isUniqueViolation {
+                throw LeanError.ambiguousToken("That deviceToken or installationId belongs to another installation.")
+            }
+            return now
+        }
+    }
+
+    /// DELETE one installation.
+    public func delete(appId: String, objectId: String, metadata: EventMetadata) async throws {
+        let stream = InstallationEvent.stream(objectId)
+        try await store.write(appId: appId, metadata: metadata, lockKeys: [stream]) { tx in
+            guard let current = try await Self.load(objectId, appId: appId, on: tx.connection) else {
+                throw LeanError.notFound()
+            }
+            let data = InstallationEvent.removedData(objectId: objectId, reason: "api", at: LeanDate.format(Date()))
+            try await tx.append(stream: stream, expectedVersion: current.version, [NewEvent(InstallationEvent.deleted, data)])
+        }
+    }
+
+    static func appendUpdate(_ current: StoredInstallation, body: [String: JSON], at now: String, tx: LedgerTransaction)
+        async throws
+    {
+        let update = try InstallationUpdate.apply(body: body, to: current.fields, isCreate: false)
+        var set = update.set
+        var events: [NewEvent] = []
+        let resets = update.resetsBadge
+        if resets { set["badge"] = nil }
+        if !set.isEmpty || !update.unset.isEmpty || !resets {
+            events.append(NewEvent(InstallationEvent.updated, InstallationEvent.updatedData(
+                objectId: current.objectId, set: set, unset: update.unset, at: now)))
+        }
+        if resets {
+            events.append(NewEvent(InstallationEvent.badgeReset, InstallationEvent.touchData(objectId: current.objectId, at: now)))
+        }
+        try await tx.append(stream: InstallationEvent.stream(current.objectId), expectedVersion: current.version, events)
+    }
+
+    static func load(_ objectId: String, appId: String, on conn: PGConnection) async throws -> StoredInstallation? {
+        let rows = try await conn.query(
+            """
+            SELECT object_id, data, created_at, updated_at, version FROM installations
+            WHERE app_id = \(appId) AND object_id = \(objectId)
+            """)
+        return try rows.first.map(StoredInstallation.init)
+    }
+}

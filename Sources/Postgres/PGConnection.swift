@@ -1,0 +1,281 @@
+import CLibPQ
+import Dispatch
+import Foundation
+import Logging
+
+/// One libpq connection. Every libpq call runs on the connection's own serial dispatch queue, so blocking
+/// network waits never occupy Swift's cooperative thread pool. A connection is used by one borrower at a
+/// time (the pool lends it inside a closure), which is why the handle is safe behind `@unchecked Sendable`.
+public final class PGConnection: @unchecked Sendable {
+    private let queue: DispatchQueue
+    private var handle: OpaquePointer?
+    public let id: Int
+    /// Set when the connection failed at the socket level; the pool then discards it.
+    public private(set) var isBroken = false
+
+    private static let counter = LockedCounter()
+
+    private init(handle: OpaquePointer, queue: DispatchQueue, id: Int) {
+        self.handle = handle
+        self.queue = queue
+        self.id = id
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    /// Opens a connection from a libpq URI (`postgresql://user@host:port/db`), in UTC and ISO date style.
+    public static func connect(url: String) async throws -> PGConnection {
+        let id = counter.next()
+        let queue = DispatchQueue(label: "pushledger.pg.\(id)")
+        let handle: OpaquePointer = try await withCheckedThrowingContinuation { cont in
+            queue.async {
+                guard let conn = PQconnectdb(url) else {
+                    cont.resume(throwing: PGError(kind: .connection, message: "out of memory"))
+                    return
+                }
+                if PQstatus(conn) != CONNECTION_OK {
+                    let message = String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)
+                    PQfinish(conn)
+                    cont.resume(throwing: PGError(kind: .connection, message: message))
+                    return
+                }
+                // Server notices (e.g. "relation already exists, skipping") are not errors; keep stderr clean.
+                PQsetNoticeProcessor(conn, { _, _ in }, nil)
+                let setup = PQexec(conn, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET client_encoding = 'UTF8'")
+                PQclear(setup)
+                cont.resume(returning: conn)
+            }
+        }
+        return PGConnection(handle: handle, queue: queue, id: id)
+    }
+
+    /// Runs one statement with bound parameters (extended protocol, text format).
+    @discardableResult
+    public func query(_ query: PGQuery) async throws -> PGRows {
+        try await onQueue { conn in
+            let result = Self.withCStrings(query.binds) { values in
+                PQexecParams(conn, query.sql, Int32(values.count), nil, values, nil, nil, 0)
+            }
+            return try self.consume(result, conn: conn)
+        }
+    }
+
+    /// Runs several statements in one round trip (simple protocol, no parameters): migrations and DDL only.
+    public func execute(unsafeScript script: String) async throws {
+        try await onQueue { conn in
+            let result = PQexec(conn, script)
+            _ = try self.consume(result, conn: conn)
+            // PQexec returns only the last result; drain any others so the connection stays usable.
+            while let extra = PQgetResult(conn) { PQclear(extra) }
+        }
+    }
+
+    /// Bulk-loads rows with `COPY ... FROM STDIN` (text format). Each element of `lines` is one row, tab
+    /// separated, already escaped with `PGCopy.escape`.
+    public func copyIn(_ copyStatement: PGQuery, lines: [String]) async throws {
+        try await onQueue { conn in
+            let start = PQexec(conn, copyStatement.sql)
+            guard PQresultStatus(start) == PGRES_COPY_IN else {
+                _ = try self.consume(start, conn: conn)
+                throw PGError(kind: .protocolViolation, message: "COPY did not enter COPY IN state")
+            }
+            PQclear(start)
+            var buffer = ""
+            buffer.reserveCapacity(64 * 1024)
+            func flush() throws {
+                guard !buffer.isEmpty else { return }
+                let ok = buffer.withCString { PQputCopyData(conn, $0, Int32(strlen($0))) }
+                buffer.removeAll(keepingCapacity: true)
+                if ok != 1 { throw self.connectionError(conn) }
+            }
+            for line in lines {
+                buffer += line
+                buffer += "\n"
+                if buffer.utf8.count > 60 * 1024 { try flush() }
+            }
+            try flush()
+            guard PQputCopyEnd(conn, nil) == 1 else { throw self.connectionError(conn) }
+            var failure: Error?
+            while let result = PQgetResult(conn) {
+                do { _ = try self.consume(result, conn: conn) } catch { failure = failure ?? error }
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    /// Streams `COPY ... TO STDOUT` output, calling `onLine` for every chunk libpq hands back.
+    public func copyOut(_ copyStatement: PGQuery, onData: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Void)
+        async throws -> Int
+    {
+        try await onQueue { conn in
+            let start = PQexec(conn, copyStatement.sql)
+            guard PQresultStatus(start) == PGRES_COPY_OUT else {
+                _ = try self.consume(start, conn: conn)
+                throw PGError(kind: .protocolViolation, message: "COPY did not enter COPY OUT state")
+            }
+            PQclear(start)
+            var total = 0
+            while true {
+                var buffer: UnsafeMutablePointer<CChar>? = nil
+                let n = PQgetCopyData(conn, &buffer, 0)
+                if n > 0, let buffer {
+                    total += Int(n)
+                    buffer.withMemoryRebound(to: UInt8.self, capacity: Int(n)) {
+                        onData(UnsafeBufferPointer(start: $0, count: Int(n)))
+                    }
+                    PQfreemem(buffer)
+                } else if n == -1 {
+                    break
+                } else {
+                    throw self.connectionError(conn)
+                }
+            }
+            while let result = PQgetResult(conn) { _ = try self.consume(result, conn: conn) }
+            return total
+        }
+    }
+
+    /// Closes the connection; later calls fail.
+    public func close() async {
+        await withCheckedContinuation { (cont: CheckedContinuation<Void, Never>) in
+            queue.async {
+                if let handle = self.handle { PQfinish(handle) }
+                self.handle = nil
+                self.isBroken = true
+                cont.resume()
+            }
+        }
+    }
+
+    /// True when the server considers us inside a transaction block (used by the pool to refuse reuse).
+    var transactionStatusIsIdle: Bool {
+        get async {
+            await withCheckedContinuation { cont in
+                queue.async {
+                    guard let handle = self.handle else { return cont.resume(returning: false) }
+                    cont.resume(returning: PQtransactionStatus(handle) == PQTRANS_IDLE)
+                }
+            }
+        }
+    }
+
+    // MARK: - Plumbing
+
+    private func onQueue<T: Sendable>(_ body: @escaping @Sendable (OpaquePointer) throws -> T) async throws -> T {
+        let cancel = CancelToken()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { cont in
+                queue.async {
+                    guard let conn = self.handle, !self.isBroken || PQstatus(conn) == CONNECTION_OK else {
+                        cont.resume(throwing: PGError(kind: .connection, message: "connection is closed"))
+                        return
+                    }
+                    cancel.arm(PQgetCancel(conn))
+                    defer { cancel.disarm() }
+                    cont.resume(with: Result { try body(conn) })
+                }
+            }
+        } onCancel: {
+            cancel.fire()
+        }
+    }
+
+    private func consume(_ result: OpaquePointer?, conn: OpaquePointer) throws -> PGRows {
+        guard let result else { throw connectionError(conn) }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        switch status {
+        case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY, PGRES_COPY_IN, PGRES_COPY_OUT:
+            let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+            return PGRows(columns: [], values: [], affectedRows: affected)
+        case PGRES_TUPLES_OK, PGRES_SINGLE_TUPLE:
+            let rowCount = Int(PQntuples(result))
+            let columnCount = Int(PQnfields(result))
+            var columns: [String] = []
+            columns.reserveCapacity(columnCount)
+            for c in 0..<columnCount { columns.append(String(cString: PQfname(result, Int32(c)))) }
+            var values: [String?] = []
+            values.reserveCapacity(rowCount * columnCount)
+            for r in 0..<rowCount {
+                for c in 0..<columnCount {
+                    if PQgetisnull(result, Int32(r), Int32(c)) == 1 {
+                        values.append(nil)
+                    } else {
+                        values.append(String(cString: PQgetvalue(result, Int32(r), Int32(c))))
+                    }
+                }
+            }
+            return PGRows(columns: columns, values: values, affectedRows: rowCount)
+        default:
+            func field(_ code: UInt8) -> String? {
+                guard let p = PQresultErrorField(result, Int32(code)) else { return nil }
+                return String(cString: p)
+            }
+            let state = field(UInt8(ascii: "C"))
+            let message = field(UInt8(ascii: "M")) ?? String(cString: PQresultErrorMessage(result))
+            if PQstatus(conn) != CONNECTION_OK { isBroken = true }
+            let kind: PGError.Kind = state == "57014" ? .cancelled : (isBroken ? .connection : .server)
+            throw PGError(
+                kind: kind, message: message, sqlState: state, detail: field(UInt8(ascii: "D")),
+                constraint: field(UInt8(ascii: "n")))
+        }
+    }
+
+    private func connectionError(_ conn: OpaquePointer) -> PGError {
+        if PQstatus(conn) != CONNECTION_OK { isBroken = true }
+        let message = String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines)
+        return PGError(kind: .connection, message: message.isEmpty ? "connection failure" : message)
+    }
+
+    private static func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0)! } }
+        defer { for p in pointers { free(p) } }
+        return pointers.withUnsafeMutableBufferPointer { buffer in
+            body(buffer.map { $0.map { UnsafePointer($0) } })
+        }
+    }
+}
+
+/// Holds the libpq cancel object while a statement runs, so a cancelled Swift task can interrupt it.
+final class CancelToken: @unchecked Sendable {
+    private let lock = NSLock()
+    private var cancel: OpaquePointer?
+    private var fired = false
+
+    func arm(_ c: OpaquePointer?) {
+        lock.lock()
+        cancel = c
+        let already = fired
+        lock.unlock()
+        if already { fire() }
+    }
+
+    func disarm() {
+        lock.lock()
+        if let cancel { PQfreeCancel(cancel) }
+        cancel = nil
+        lock.unlock()
+    }
+
+    func fire() {
+        lock.lock()
+        defer { lock.unlock() }
+        fired = true
+        guard let cancel else { return }
+        var buffer = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(cancel, &buffer, 256)
+    }
+}
+
+final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
+}

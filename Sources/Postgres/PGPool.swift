@@ -1,0 +1,126 @@
+import Logging
+
+/// A bounded pool of connections. Connections are lent inside closures and always come back, so a
+/// transaction can never leak past its scope (the shape of postgres-nio's `PostgresClient`).
+public actor PGPool {
+    public let url: String
+    public let maxConnections: Int
+    private var idle: [PGConnection] = []
+    private var open = 0
+    private var waiters: [CheckedContinuation<PGConnection, any Error>] = []
+    private var closed = false
+    private let logger: Logger
+
+    public init(url: String, maxConnections: Int = 8, logger: Logger = Logger(label: "pushledger.pg")) {
+        self.url = url
+        self.maxConnections = max(1, maxConnections)
+        self.logger = logger
+    }
+
+    /// Lends a connection for the duration of `body`.
+    public nonisolated func withConnection<T: Sendable>(
+        _ body: (PGConnection) async throws -> T
+    ) async throws -> T {
+        let conn = try await acquire()
+        do {
+            let value = try await body(conn)
+            await release(conn)
+            return value
+        } catch {
+            await release(conn)
+            throw error
+        }
+    }
+
+    /// Runs `body` inside `BEGIN … COMMIT`; any thrown error rolls back.
+    public nonisolated func withTransaction<T: Sendable>(
+        isolation: PGIsolation = .readCommitted, _ body: (PGConnection) async throws -> T
+    ) async throws -> T {
+        try await withConnection { conn in
+            try await conn.transaction(isolation: isolation, body)
+        }
+    }
+
+    /// Convenience for one statement on any connection.
+    @discardableResult
+    public nonisolated func query(_ query: PGQuery) async throws -> PGRows {
+        try await withConnection { try await $0.query(query) }
+    }
+
+    public func close() async {
+        closed = true
+        let conns = idle
+        idle.removeAll()
+        for waiter in waiters { waiter.resume(throwing: PGError(kind: .connection, message: "pool is closed")) }
+        waiters.removeAll()
+        for conn in conns { await conn.close() }
+    }
+
+    private func acquire() async throws -> PGConnection {
+        if closed { throw PGError(kind: .connection, message: "pool is closed") }
+        if let conn = idle.popLast() { return conn }
+        if open < maxConnections {
+            open += 1
+            do {
+                return try await PGConnection.connect(url: url)
+            } catch {
+                open -= 1
+                throw error
+            }
+        }
+        return try await withCheckedThrowingContinuation { waiters.append($0) }
+    }
+
+    private func release(_ conn: PGConnection) async {
+        // A connection left mid-transaction (a cancelled body) or broken is not trusted again.
+        let idleNow = await conn.transactionStatusIsIdle
+        let reusable = !conn.isBroken && idleNow
+        if !reusable {
+            await conn.close()
+            open -= 1
+            if !waiters.isEmpty, !closed {
+                let waiter = waiters.removeFirst()
+                open += 1
+                do {
+                    waiter.resume(returning: try await PGConnection.connect(url: url))
+                } catch {
+                    open -= 1
+                    waiter.resume(throwing: error)
+                }
+            }
+            return
+        }
+        if !waiters.isEmpty {
+            waiters.removeFirst().resume(returning: conn)
+        } else if closed {
+            await conn.close()
+            open -= 1
+        } else {
+            idle.append(conn)
+        }
+    }
+}
+
+/// Transaction isolation levels used by the ledger.
+public enum PGIsolation: String, Sendable {
+    case readCommitted = "READ COMMITTED"
+    case repeatableRead = "REPEATABLE READ"
+    case serializable = "SERIALIZABLE"
+}
+
+extension PGConnection {
+    /// Runs `body` inside a transaction on this connection.
+    public func transaction<T: Sendable>(
+        isolation: PGIsolation = .readCommitted, _ body: (PGConnection) async throws -> T
+    ) async throws -> T {
+        try await query(PGQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation.rawValue)"))
+        do {
+            let value = try await body(self)
+            try await query("COMMIT")
+            return value
+        } catch {
+            _ = try? await query("ROLLBACK")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,56 @@
+/// The settings an app can have (SPEC §4.8, §5, §10), parsed from `key=value` text and validated.
+/// Provider settings may be stored under a profile name (`apns.<profile>.topic`), which an installation's
+/// `deviceProfile` selects.
+public enum AppSettings {
+    public static let integerKeys: [String: ClosedRange<Int64>] = [
+        "push_rate_per_minute": 1...10_000_000,
+        "daily_push_quota": 0...10_000_000_000,
+        "installation_ttl_days": 1...36500,
+        "max_scheduled": 0...1_000_000,
+    ]
+    public static let booleanKeys: Set<String> = ["client_push"]
+    public static let stringKeys: Set<String> = ["timezone"]
+    public static let apnsKeys: Set<String> = [
+        "endpoint", "dev_endpoint", "key_file", "key_id", "team_id", "topic", "ca_file", "cert_file",
+        "cert_key_file",
+    ]
+    public static let fcmKeys: Set<String> = [
+        "endpoint", "token_endpoint", "project_id", "service_account_file", "ca_file",
+    ]
+
+    public static let defaults: [String: JSON] = [
+        "client_push": false, "push_rate_per_minute": 600, "daily_push_quota": 1_000_000,
+        "installation_ttl_days": 90, "max_scheduled": 1000, "timezone": "UTC",
+    ]
+
+    /// Parses one `key=value` pair into its typed JSON value; `value` empty means "remove the setting".
+    public static func parse(key: String, value: String) throws(LeanError) -> JSON? {
+        if value.isEmpty { return nil }
+        if let range = integerKeys[key] {
+            guard let n = Int64(value), range.contains(n) else {
+                throw .invalidParameter("Setting \(key) takes an integer in \(range.lowerBound)...\(range.upperBound).")
+            }
+            return .int(n)
+        }
+        if booleanKeys.contains(key) {
+            switch value.lowercased() {
+            case "true", "1", "yes", "on": return .bool(true)
+            case "false", "0", "no", "off": return .bool(false)
+            default: throw .invalidParameter("Setting \(key) takes true or false.")
+            }
+        }
+        if stringKeys.contains(key) { return .string(value) }
+        let parts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if parts.count == 2 || parts.count == 3, let provider = parts.first, let last = parts.last {
+            let known = provider == "apns" ? apnsKeys : provider == "fcm" ? fcmKeys : []
+            let profileOK = parts.count == 2 || InstallationFields.isValidFieldName(parts[1])
+            if known.contains(last), profileOK { return .string(value) }
+        }
+        throw .invalidParameter("Unknown setting \(key).")
+    }
+
+    /// A setting's value, falling back to its default.
+    public static func value(_ key: String, in settings: [String: JSON]) -> JSON? {
+        settings[key] ?? defaults[key]
+    }
+}

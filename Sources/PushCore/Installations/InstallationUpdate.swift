@@ -1,0 +1,104 @@
+/// The effect of one save on an installation's fields, computed purely from the current fields and the
+/// request body. `set` and `unset` are exactly what the `InstallationUpdated` event records.
+public struct InstallationUpdate: Sendable, Equatable {
+    public var fields: [String: JSON]
+    public var set: [String: JSON]
+    public var unset: [String]
+
+    /// A save that sets `badge` to 0 is a badge reset, recorded as its own event type.
+    public var resetsBadge: Bool { self.set["badge"]?.intValue == 0 }
+
+    /// Applies a request body (field sets and `__op` operations) to `current`.
+    /// - Parameter current: the stored fields, or empty for a new installation.
+    public static func apply(body: [String: JSON], to current: [String: JSON], isCreate: Bool) throws(LeanError)
+        -> InstallationUpdate
+    {
+        var fields = current
+        var set: [String: JSON] = [:]
+        var unset: [String] = []
+        for key in body.keys.sorted() {
+            let value = body[key]!
+            if InstallationFields.serverAssigned.contains(key) { continue }
+            guard InstallationFields.isValidFieldName(key) else {
+                throw .invalidKeyName("Invalid field name: \(key).")
+            }
+            var newValue: JSON?
+            if let op = value["__op"]?.stringValue {
+                newValue = try applyOperation(op, value, to: fields[key], field: key)
+            } else if value["__op"] != nil {
+                throw .invalidParameter("Invalid __op for field \(key).")
+            } else {
+                newValue = value
+            }
+            if key == "deviceToken", let token = newValue?.stringValue { newValue = .string(token.lowercased()) }
+            if InstallationFields.immutable.contains(key), !isCreate, let existing = current[key], existing != newValue {
+                throw .immutableField(key)
+            }
+            if let newValue, !newValue.isNull {
+                if let problem = InstallationFields.check(key, newValue) { throw problem }
+                // Re-sending an unchanged value (SDKs resend the identity on upsert) records nothing.
+                if current[key] != newValue || isCreate { set[key] = newValue }
+                fields[key] = newValue
+            } else {
+                if InstallationFields.immutable.contains(key), current[key] != nil { throw .immutableField(key) }
+                fields[key] = nil
+                if current[key] != nil || isCreate { unset.append(key) }
+            }
+        }
+        if isCreate {
+            try requireIdentity(fields)
+            unset = []
+        }
+        return InstallationUpdate(fields: fields, set: set, unset: unset)
+    }
+
+    /// A new installation needs its device type and the identity that type is keyed by.
+    static func requireIdentity(_ fields: [String: JSON]) throws(LeanError) {
+        guard let type = fields["deviceType"]?.stringValue else {
+            throw .missingField("deviceType is required to create an installation.")
+        }
+        switch type {
+        case "ios":
+            if fields["deviceToken"] == nil { throw .missingField("deviceToken is required for an ios installation.") }
+        case "android":
+            if fields["installationId"] == nil {
+                throw .missingField("installationId is required for an android installation.")
+            }
+        default:
+            break
+        }
+    }
+
+    static func applyOperation(_ op: String, _ spec: JSON, to current: JSON?, field: String) throws(LeanError) -> JSON? {
+        switch op {
+        case "Delete":
+            return nil
+        case "Increment", "Decrement":
+            let amount = spec["amount"] ?? .int(1)
+            guard amount.isNumber else { throw .invalidParameter("\(op) amount for \(field) must be a number.") }
+            let base = current ?? .int(0)
+            guard base.isNumber else { throw .invalidParameter("Cannot \(op) \(field): it is not a number.") }
+            let sign: Int64 = op == "Increment" ? 1 : -1
+            if case .int(let a) = amount, case .int(let b) = base { return .int(b + sign * a) }
+            return .double(base.doubleValue! + Double(sign) * amount.doubleValue!)
+        case "Add", "AddUnique", "Remove":
+            guard let objects = spec["objects"]?.arrayValue else {
+                throw .invalidParameter("\(op) for \(field) needs an objects array.")
+            }
+            var items: [JSON]
+            switch current {
+            case nil, .null?: items = []
+            case .array(let a)?: items = a
+            default: throw .invalidParameter("Cannot \(op) to \(field): it is not an array.")
+            }
+            switch op {
+            case "Add": items += objects
+            case "AddUnique": for o in objects where !items.contains(o) { items.append(o) }
+            default: items.removeAll { objects.contains($0) }
+            }
+            return .array(items)
+        default:
+            throw .invalidParameter("Unknown __op \(op) for field \(field).")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+/// The `message` object of one FCM HTTP v1 `messages:send` request, built from a push's Android content.
+///
+/// Every LeanCloud Android key (`alert`, `title`, `action`, `silent`, custom keys) goes into `data`, whose values
+/// FCM requires to be strings, so other JSON values are sent as their JSON text; `_nid` joins them. Unless the
+/// push is `silent` (LeanCloud's pass-through message), `notification` shows `title` and `alert` as its body —
+/// and only when there is one of them, since LeanCloud shows nothing for an `action`-only push.
+public struct FCMMessage: Sendable, Hashable {
+    /// FCM's limit on the message payload (data and notification).
+    public static let maxPayloadBytes = 4096
+    /// FCM refuses a time to live over four weeks.
+    public static let maxTimeToLiveSeconds: Int64 = 2_419_200
+
+    /// `{"token": …, "data": {…}, "notification": {…}, "android": {"ttl": "…s"}}`.
+    public let message: JSON
+
+    /// The request body for `POST …/messages:send`.
+    public var requestBody: JSON { ["message": message] }
+
+    /// Data keys FCM rejects (v1 reference: "from", "message_type", and anything starting "google" or "gcm").
+    static func isReserved(_ key: String) -> Bool {
+        key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
+    }
+
+    /// - Parameters:
+    ///   - content: the Android content of the push's `data` (`PushData.content(for: .android)`).
+    ///   - token: the installation's FCM registration token.
+    ///   - notificationId: the push's objectId, sent as `data._nid`.
+    ///   - timeToLive: seconds until the push's expiration, sent as `android.ttl`; clamped to FCM's range.
+    public init(content: [String: JSON], token: String, notificationId: String, timeToLive: Int64?)
+        throws(PushDataError)
+    {
+        let payload = try FCMMessage.payload(from: content, notificationId: notificationId)
+        var message = payload
+        message["token"] = .string(token)
+        if let timeToLive {
+            let seconds = min(max(timeToLive, 0), FCMMessage.maxTimeToLiveSeconds)
+            message["android"] = ["ttl": .string("\(seconds)s")]
+        }
+        self.message = .object(message)
+    }
+
+    /// The validated `data` and `notification` members, size-checked.
+    static func payload(from content: [String: JSON], notificationId: String) throws(PushDataError) -> [String: JSON] {
+        var silent = false
+        if let value = content["silent"], !value.isNull {
+            guard let flag = value.boolValue else { throw .invalid("silent must be a boolean, not \(value.typeName)") }
+            silent = flag
+        }
+        var body: String?
+        var alertTitle: String?
+        switch content["alert"] {
+        case nil, .null?: break
+        case .string(let text)?: body = text
+        case .object(let fields)?:
+            // iOS-style alert dictionaries in shared data still show something sensible on Android.
+            body = fields["body"]?.stringValue
+            alertTitle = fields["title"]?.stringValue
+        case let other?: throw .invalid("alert must be a string or an object, not \(other.typeName)")
+        }
+        // `action` is not checked: shared data may use it as an iOS custom key (the seed's `{"action":{"type":4}}`),
+        // and on Android it simply travels in `data` as JSON text.
+        if let value = content["title"], !value.isNull, value.stringValue == nil {
+            throw .invalid("title must be a string, not \(value.typeName)")
+        }
+        var data: [String: JSON] = [:]
+        for (key, value) in content {
+            guard !FCMMessage.isReserved(key) else { throw .invalid("data key '\(key)' is reserved by FCM") }
+            data[key] = .string(value.stringValue ?? value.encoded())
+        }
+        data["_nid"] = .string(notificationId)
+        var payload: [String: JSON] = ["data": .object(data)]
+        let title = content["title"]?.stringValue ?? alertTitle
+        if !silent, title != nil || body != nil {
+            var notification: [String: JSON] = [:]
+            notification["title"] = title.map { .string($0) }
+            notification["body"] = body.map { .string($0) }
+            payload["notification"] = .object(notification)
+        }
+        let size = JSON.object(payload).encoded().utf8.count
+        guard size <= FCMMessage.maxPayloadBytes else {
+            throw PushDataError(
+                .payloadTooLarge(size: size, limit: FCMMessage.maxPayloadBytes),
+                "FCM payload is \(size) bytes, over the \(FCMMessage.maxPayloadBytes)-byte limit")
+        }
+        return payload
+    }
+}

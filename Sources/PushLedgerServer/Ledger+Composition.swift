@@ -1,0 +1,33 @@
+import Ledger
+import Logging
+import Postgres
+
+/// The ledger's parts wired together: one pool, the event store with its inline projections, the stores
+/// commands go through, and the asynchronous projections (run by `serve`, caught up by `rebuild`).
+public struct LedgerComponents: Sendable {
+    public let pool: PGPool
+    public let events: EventStore
+    public let apps: AppStore
+    public let installations: InstallationStore
+    public let asyncProjections: [any Projection]
+
+    public static var inlineProjections: [any Projection] { [AppProjection(), InstallationProjection()] }
+
+    public init(databaseURL: String, maxConnections: Int = 16, logger: Logger = Logger(label: "pushledger")) {
+        pool = PGPool(url: databaseURL, maxConnections: maxConnections, logger: logger)
+        events = EventStore(pool: pool, inlineProjections: Self.inlineProjections)
+        apps = AppStore(store: events)
+        installations = InstallationStore(store: events)
+        asyncProjections = []
+    }
+
+    public var allProjections: [any Projection] { Self.inlineProjections + asyncProjections }
+
+    public func rebuilder() -> Rebuilder {
+        Rebuilder(store: events, projections: allProjections, asyncProjectorNames: asyncProjections.map(\.name))
+    }
+
+    public func projectorRunners(wakeups: WakeSignal) -> [ProjectorRunner] {
+        asyncProjections.map { ProjectorRunner(store: events, projection: $0, wakeups: wakeups) }
+    }
+}

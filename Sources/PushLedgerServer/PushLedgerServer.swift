@@ -1,0 +1,51 @@
+import API
+import Foundation
+import Hummingbird
+import Ledger
+import Logging
+import Postgres
+import ServiceLifecycle
+
+/// The composition root of `serve`: every long-lived part is a `Service` in one `ServiceGroup`, shut down
+/// gracefully on SIGTERM/SIGINT.
+public enum PushLedgerServer {
+    /// Runs until a signal arrives. `onListening` receives the bound port (useful with port 0).
+    public static func run(_ config: ServerConfiguration, logger: Logger, onListening: @escaping @Sendable (Int) -> Void)
+        async throws
+    {
+        let ledger = LedgerComponents(databaseURL: config.databaseURL, maxConnections: config.maxConnections, logger: logger)
+        try await LedgerMigrations.migrate(pool: ledger.pool)
+        let router = APIRouter.make(apps: ledger.apps, installations: ledger.installations)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(config.host, port: config.port), serverName: "PushLedger"),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? config.port) },
+            logger: logger)
+        let wakeups = WakeSignal()
+        let listener = NotificationWakeService(url: config.databaseURL, signal: wakeups)
+        var services: [any Service] = [app, listener]
+        services += ledger.projectorRunners(wakeups: wakeups)
+        let group = ServiceGroup(
+            configuration: .init(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        try await group.run()
+        await ledger.pool.close()
+    }
+}
+
+/// Forwards PostgreSQL NOTIFYs about new events to the workers waiting for them.
+struct NotificationWakeService: Service {
+    let url: String
+    let signal: WakeSignal
+
+    func run() async throws {
+        let listener = PGListener(url: url, channels: [EventStore.notifyChannel])
+        await withGracefulShutdownHandler {
+            for await _ in listener.notifications().cancelOnGracefulShutdown() {
+                signal.signal()
+            }
+        } onGracefulShutdown: {
+            listener.stop()
+        }
+    }
+}

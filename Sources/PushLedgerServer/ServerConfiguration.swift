@@ -1,0 +1,14 @@
+/// How `serve` runs.
+public struct ServerConfiguration: Sendable {
+    public var databaseURL: String
+    public var host: String
+    public var port: Int
+    public var maxConnections: Int
+
+    public init(databaseURL: String, host: String = "127.0.0.1", port: Int = 8080, maxConnections: Int = 16) {
+        self.databaseURL = databaseURL
+        self.host = host
+        self.port = port
+        self.maxConnections = maxConnections
+    }
+}

@@ -1,0 +1,1 @@
+// Placeholder until the suite's first test lands.

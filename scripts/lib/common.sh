@@ -1,0 +1,78 @@
+# Shared set-up for scripts/run, scripts/test and scripts/bench. Sourced, not executed.
+# Installs what a fresh Debian 12 machine lacks, and manages a private PostgreSQL cluster.
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+PG_BIN="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+
+log() { printf '[pushledger] %s\n' "$*" >&2; }
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# apt packages the build and the service need (the Swift toolchain itself is assumed present).
+ensure_packages() {
+    local missing=()
+    for p in libpq-dev libcurl4-openssl-dev postgresql openssl curl python3-venv nghttp2-client; do
+        dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+    done
+    if [ "${#missing[@]}" -gt 0 ]; then
+        log "installing ${missing[*]}"
+        as_root apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+    PG_BIN="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+    [ -n "$PG_BIN" ] || { log "PostgreSQL server binaries not found"; exit 1; }
+}
+
+# A port nobody listens on.
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# Runs a PostgreSQL binary as the cluster owner: initdb/postgres refuse to run as root.
+pg_run() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# Picks a directory the cluster owner can write: under the project when possible, else /tmp.
+cluster_dir() {
+    local wanted="$1"
+    mkdir -p "$wanted"
+    if [ "$(id -u)" = 0 ]; then
+        chown postgres:postgres "$wanted"
+        if ! runuser -u postgres -- test -w "$wanted"; then
+            wanted="$(mktemp -d /tmp/pushledger-pg.XXXXXX)"
+            chown postgres:postgres "$wanted"
+        fi
+    fi
+    echo "$wanted"
+}
+
+# start_cluster DIR PORT: initialises DIR if empty and starts PostgreSQL on 127.0.0.1:PORT.
+start_cluster() {
+    local dir="$1" port="$2"
+    if [ ! -f "$dir/PG_VERSION" ]; then
+        pg_run "$PG_BIN/initdb" -D "$dir" -A trust -U postgres -E UTF8 --no-locale >/dev/null
+    fi
+    pg_run "$PG_BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 \
+        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=${PG_FSYNC:-on}" start >/dev/null
+}
+
+stop_cluster() {
+    local dir="$1"
+    pg_run "$PG_BIN/pg_ctl" -D "$dir" -m fast -w stop >/dev/null 2>&1 || true
+}
+
+# The libpq URI of a database on the private cluster, created if missing.
+ensure_database() {
+    local port="$1" name="$2"
+    if ! psql -h 127.0.0.1 -p "$port" -U postgres -Atc "SELECT 1 FROM pg_database WHERE datname='$name'" postgres | grep -q 1; then
+        psql -h 127.0.0.1 -p "$port" -U postgres -qc "CREATE DATABASE \"$name\"" postgres
+    fi
+    echo "postgresql://postgres@127.0.0.1:$port/$name"
+}
+
+build_release() {
+    log "building (the first build takes several minutes)"
+    (cd "$ROOT" && swift build -c release --product pushledger 2>&1 | grep -E "error|warning: unre|Compiling|Build" | tail -n 3) >&2
+    echo "$ROOT/.build/release/pushledger"
+}

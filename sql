@@ -1,0 +1,1 @@
+Sources/Ledger/Migrations
