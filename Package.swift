@@ -5,7 +5,7 @@ import PackageDescription
 // through the Postgres and Curl wrappers.
 let package = Package(
     name: "pushledger",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "pushledger", targets: ["pushledger"]),
     ],
@@ -95,11 +95,32 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["Postgres", "Ledger", "PushCore", "PushLedgerServer"],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
-        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "Postgres", "PushCore"]),
+        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "Postgres", "PushCore", "TestSupport", "PushLedgerServer"]),
         .testTarget(name: "CurlTests", dependencies: ["Curl"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Curl"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PushCore"]),
+        .testTarget(
+            name: "DeliveryTests",
+            dependencies: [
+                "Delivery", "Curl", "PushCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "SimulatorTests",
+            dependencies: [
+                "Simulator",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "EndToEndTests", dependencies: ["PushCore", "TestSupport"]),
     ]
 )

@@ -11,7 +11,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 # apt packages the build and the service need (the Swift toolchain itself is assumed present).
 ensure_packages() {
     local missing=()
-    for p in libpq-dev libcurl4-openssl-dev postgresql openssl curl python3-venv nghttp2-client; do
+    for p in libpq-dev libcurl4-openssl-dev postgresql openssl curl python3-venv nghttp2-client nghttp2-server; do
         dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
     done
     if [ "${#missing[@]}" -gt 0 ]; then

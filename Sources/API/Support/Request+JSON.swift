@@ -16,6 +16,9 @@ extension Request {
             buffer = try await body.collect(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw LeanError.tooLarge(limit)
+        } catch is NIOTooManyBytesError {
+            // A chunked body has no Content-Length; collection stops at the limit instead.
+            throw LeanError.tooLarge(limit)
         }
         if buffer.readableBytes == 0 { return [:] }
         let json: JSON

@@ -48,14 +48,25 @@ public struct EventStore: Sendable {
         guard try rows[0].bool("fresh") else { throw StreamLockOrderViolation() }
     }
 
-    /// Up to `limit` committed events after `checkpoint`, in global order, never past a running transaction.
+    /// Up to `limit` committed events after `checkpoint`, in global order, never past a running transaction:
+    /// what an incremental projector may safely consume.
     public func read(after checkpoint: Checkpoint, limit: Int, on conn: PGConnection) async throws -> [RecordedEvent] {
+        try await read(after: checkpoint, limit: limit, belowOldestRunningTransaction: true, on: conn)
+    }
+
+    /// Like `read(after:limit:on:)`. Without the running-transaction bound it returns everything visible to
+    /// the caller's snapshot, which is what a rebuild compared at that same snapshot needs.
+    public func read(after checkpoint: Checkpoint, limit: Int, belowOldestRunningTransaction: Bool, on conn: PGConnection)
+        async throws -> [RecordedEvent]
+    {
+        let bound: PGQuery =
+            belowOldestRunningTransaction ? "AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())" : ""
         let rows = try await conn.query(
             """
             SELECT position, transaction_id::text AS xid, app_id, stream, version, type, data, metadata, recorded_at
             FROM events
             WHERE (transaction_id, position) > (\(String(checkpoint.transactionId))::xid8, \(checkpoint.position))
-              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+              \(bound)
             ORDER BY transaction_id, position
             LIMIT \(limit)
             """)

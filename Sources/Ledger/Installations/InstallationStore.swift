@@ -34,7 +34,26 @@ public struct InstallationStore: Sendable {
             _ = try InstallationUpdate.apply(body: body, to: [:], isCreate: true)
             throw LeanError.missingField("deviceToken or installationId is required.")
         }
-        return try await store.write(appId: appId, metadata: metadata, lockKeys: identityKeys) { tx in
+        // An installation found by its token may be deleted before its stream lock is ours; then start over.
+        for _ in 0..<3 {
+            do {
+                return try await upsert(appId: appId, body: body, token: token, installationId: installationId,
+                    identityKeys: identityKeys, metadata: metadata)
+            } catch is InstallationVanished {
+                continue
+            } catch let error as PGError where error.isUniqueViolation {
+                // A concurrent PUT gave this token to another installation; look again.
+                continue
+            }
+        }
+        throw LeanError(1, "The installation changed concurrently; try again.", status: 409)
+    }
+
+    struct InstallationVanished: Error {}
+
+    private func upsert(appId: String, body: [String: JSON], token: String?, installationId: String?,
+        identityKeys: [String], metadata: EventMetadata) async throws -> SaveResult {
+        try await store.write(appId: appId, metadata: metadata, lockKeys: identityKeys) { tx in
             let matches = try await tx.connection.query(
                 """
                 SELECT object_id FROM installations
@@ -48,7 +67,9 @@ public struct InstallationStore: Sendable {
             let now = LeanDate.format(Date())
             if let objectId = ids.first {
                 try await tx.lock([InstallationEvent.stream(objectId)])
-                let current = try await Self.load(objectId, appId: appId, on: tx.connection)!
+                guard let current = try await Self.load(objectId, appId: appId, on: tx.connection) else {
+                    throw InstallationVanished()
+                }
                 try await Self.appendUpdate(current, body: body, at: now, tx: tx)
                 return SaveResult(objectId: objectId, createdAt: current.createdAt, updatedAt: now, created: false)
             }

@@ -63,8 +63,37 @@ public struct ProjectorRunner: Service {
         }
     }
 
-    /// Applies batches until the projector has caught up with everything committed.
-    public func catchUp() async throws {
-        while try await step() > 0 {}
+    /// Applies batches until the projector has passed every event committed when this was called. A
+    /// transaction still running anywhere in the cluster holds the projector back (that is what keeps it
+    /// from skipping late commits), so this waits for such transactions instead of returning early.
+    public func catchUp(timeout: Duration = .seconds(120)) async throws {
+        let target = try await store.pool.withConnection { conn in
+            try await conn.query(
+                """
+                SELECT transaction_id::text AS xid, position FROM events
+                ORDER BY transaction_id DESC, position DESC LIMIT 1
+                """).first.map { Checkpoint(transactionId: UInt64(try $0.string("xid")) ?? 0, position: try $0.int64("position")) }
+        }
+        guard let target else { return }
+        let deadline = ContinuousClock.now + timeout
+        while try await checkpoint() < target {
+            if try await step() == 0 {
+                guard ContinuousClock.now < deadline else { throw ProjectorStalled(name: projection.name) }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
     }
+
+    /// Where this projector has got to.
+    public func checkpoint() async throws -> Checkpoint {
+        let rows = try await store.pool.query(
+            "SELECT transaction_id::text AS xid, position FROM projector_checkpoints WHERE name = \(projection.name)")
+        guard let row = rows.first else { return .start }
+        return Checkpoint(transactionId: UInt64(try row.string("xid")) ?? 0, position: try row.int64("position"))
+    }
+}
+
+/// A projector could not catch up in time because a transaction stayed open.
+public struct ProjectorStalled: Error, Sendable {
+    public let name: String
 }

@@ -52,7 +52,8 @@ public struct Rebuilder: Sendable {
             var checkpoint = Checkpoint.start
             var count = 0
             while true {
-                let events = try await store.read(after: checkpoint, limit: batchSize, on: conn)
+                let events = try await store.read(
+                    after: checkpoint, limit: batchSize, belowOldestRunningTransaction: false, on: conn)
                 guard let last = events.last else { break }
                 for event in events {
                     for projection in projections where projection.handles(event.type) {

@@ -1,0 +1,45 @@
+/// How a `CurlClient` connects: TLS, connection bounds and defaults for requests.
+public struct CurlConfiguration: Sendable {
+    public var tls: CurlTLSConfiguration
+    /// Connections to one host. HTTP/2 multiplexes, so a couple carry thousands of requests a second.
+    public var maxHostConnections: Int
+    /// Connections in all.
+    public var maxTotalConnections: Int
+    /// Our cap on streams per connection; the server's SETTINGS may lower it.
+    public var maxConcurrentStreams: Int
+    /// Transfers handed to libcurl at once; the rest wait in the client's queue. libcurl 7.88 walks every
+    /// added transfer on each wake-up, so an unbounded number would cost CPU without adding throughput.
+    public var maxInFlight: Int
+    public var connectTimeout: Duration
+    /// Timeout for requests that carry none.
+    public var defaultTimeout: Duration
+    /// Transparent re-runs of a request that failed on its connection before any response byte arrived.
+    public var connectionRetries: Int
+    public var userAgent: String?
+    /// libcurl's verbose trace to stderr, for debugging.
+    public var verbose: Bool
+
+    public init(
+        tls: CurlTLSConfiguration = CurlTLSConfiguration(),
+        maxHostConnections: Int = 2,
+        maxTotalConnections: Int = 4,
+        maxConcurrentStreams: Int = 1000,
+        maxInFlight: Int = 2000,
+        connectTimeout: Duration = .seconds(10),
+        defaultTimeout: Duration = .seconds(30),
+        connectionRetries: Int = 3,
+        userAgent: String? = "PushLedger",
+        verbose: Bool = false
+    ) {
+        self.tls = tls
+        self.maxHostConnections = maxHostConnections
+        self.maxTotalConnections = maxTotalConnections
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.maxInFlight = maxInFlight
+        self.connectTimeout = connectTimeout
+        self.defaultTimeout = defaultTimeout
+        self.connectionRetries = connectionRetries
+        self.userAgent = userAgent
+        self.verbose = verbose
+    }
+}

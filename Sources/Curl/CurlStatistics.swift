@@ -1,0 +1,20 @@
+/// A snapshot of a client's counters, for benchmarks and metrics.
+public struct CurlStatistics: Sendable, Hashable {
+    /// Requests accepted by `send`.
+    public var requests: Int
+    /// Requests that ended with a response.
+    public var responses: Int
+    /// Requests that ended with an error (cancellation included).
+    public var failures: Int
+    /// Transparent connection-level re-runs.
+    public var retries: Int
+    /// New connections libcurl opened (sum of `CURLINFO_NUM_CONNECTS`).
+    public var connectionsOpened: Int
+    /// Requests whose whole response arrived but that libcurl left hanging (7.88, around GOAWAY); the
+    /// driver finished them itself.
+    public var stalledCompletions: Int
+    /// Requests handed to libcurl and not finished.
+    public var inFlight: Int
+    /// Requests waiting for room under `maxInFlight`.
+    public var queued: Int
+}

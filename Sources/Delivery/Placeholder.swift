@@ -1,1 +1,0 @@
-// Placeholder until the target's first type lands.

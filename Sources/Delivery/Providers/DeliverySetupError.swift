@@ -1,0 +1,14 @@
+import Curl
+
+/// Why a provider client could not be built: unreadable credentials or an HTTP client libcurl refused.
+public enum DeliverySetupError: Error, Sendable, Hashable, CustomStringConvertible {
+    case credentials(CredentialError)
+    case http(CurlError)
+
+    public var description: String {
+        switch self {
+        case .credentials(let error): error.description
+        case .http(let error): error.description
+        }
+    }
+}

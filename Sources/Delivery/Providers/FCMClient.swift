@@ -1,0 +1,128 @@
+import Curl
+import Foundation
+import Logging
+import PushCore
+
+/// Sends messages through FCM HTTP v1 for one service account and project.
+public final class FCMClient: Sendable {
+    public let configuration: FCMConfiguration
+    public let projectId: String
+    private let http: CurlClient
+    private let ownsHTTP: Bool
+    private let tokens: FCMAccessTokenProvider
+    private let sendURL: String
+    private let now: @Sendable () -> Date
+
+    /// - Parameters:
+    ///   - http: a client to share; by default the FCM client makes and owns one.
+    ///   - now: the clock for assertions, token expiry and Retry-After dates.
+    public init(
+        configuration: FCMConfiguration,
+        http: CurlClient? = nil,
+        logger: Logger? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(DeliverySetupError) {
+        self.configuration = configuration
+        self.now = now
+        let account: FCMServiceAccount
+        let signer: FCMAssertionSigner
+        do {
+            account = try FCMServiceAccount(file: configuration.serviceAccountFile)
+            signer = try FCMAssertionSigner(account: account)
+        } catch {
+            throw .credentials(error)
+        }
+        guard let projectId = configuration.projectId ?? account.projectId else {
+            throw .credentials(.invalidServiceAccount("no project id configured and none in the file"))
+        }
+        self.projectId = projectId
+        sendURL = configuration.endpoint + "/v1/projects/" + projectId + "/messages:send"
+        if let http {
+            self.http = http
+            ownsHTTP = false
+        } else {
+            let curl = CurlConfiguration(
+                tls: CurlTLSConfiguration(caFile: configuration.caFile),
+                maxHostConnections: configuration.connections,
+                maxTotalConnections: configuration.connections + 1, maxInFlight: configuration.maxInFlight,
+                defaultTimeout: configuration.requestTimeout
+            )
+            do {
+                self.http = try CurlClient(configuration: curl, logger: logger)
+            } catch {
+                throw .http(error)
+            }
+            ownsHTTP = true
+        }
+        tokens = FCMAccessTokenProvider(
+            signer: signer, tokenEndpoint: configuration.tokenEndpoint ?? account.tokenURI, http: self.http,
+            timeout: configuration.requestTimeout, now: now
+        )
+    }
+
+    /// One attempt with a `message` object (`{"token": …, "data": …, …}`), classified. A 401 has already
+    /// dropped the cached access token, so an immediate second attempt fetches a new one.
+    public func attempt(message: JSON, validateOnly: Bool = false) async -> DeliveryOutcome {
+        let accessToken: String
+        do {
+            accessToken = try await tokens.accessToken()
+        } catch {
+            return .accessTokenFailure(error)
+        }
+        var document: [String: JSON] = ["message": message]
+        if validateOnly { document["validate_only"] = true }
+        let request = HTTPRequest(
+            method: .post, url: sendURL,
+            headers: ["authorization": "Bearer " + accessToken, "content-type": "application/json"],
+            body: JSON.object(document).encodedBytes(), timeout: configuration.requestTimeout
+        )
+        let response: HTTPResponse
+        do {
+            response = try await http.send(request)
+        } catch {
+            return .transportFailure(error)
+        }
+        let outcome = FCMResponseMapping.outcome(
+            status: response.status, headers: response.headers, body: response.body, now: now()
+        )
+        if case .expiredProviderToken = outcome { tokens.rejected(accessToken) }
+        return outcome
+    }
+
+    public func attempt(_ message: FCMMessage) async -> DeliveryOutcome {
+        await attempt(message: message.message)
+    }
+
+    /// Attempts until the outcome is final under `policy`: backs off on 429/5xx/connection trouble (at least
+    /// Retry-After), fetches a new access token after a 401.
+    /// - Parameters:
+    ///   - random: uniform in [0, 1), for backoff jitter.
+    ///   - sleep: waits between attempts.
+    public func send(
+        _ message: FCMMessage,
+        policy: RetryPolicy = RetryPolicy(),
+        random: @Sendable () -> Double = { Double.random(in: 0..<1) },
+        sleep: DeliverySleep = { try await Task.sleep(for: $0) }
+    ) async -> DeliveryResult {
+        await send(message: message.message, policy: policy, random: random, sleep: sleep)
+    }
+
+    public func send(
+        message: JSON,
+        policy: RetryPolicy = RetryPolicy(),
+        random: @Sendable () -> Double = { Double.random(in: 0..<1) },
+        sleep: DeliverySleep = { try await Task.sleep(for: $0) }
+    ) async -> DeliveryResult {
+        await RetryLoop.run(
+            policy: policy, random: random, sleep: sleep,
+            attempt: { await attempt(message: message) }
+        )
+    }
+
+    /// Closes the connections if this client made them.
+    public func shutdown() async {
+        if ownsHTTP { await http.shutdown() }
+    }
+
+    public var httpStatistics: CurlStatistics { http.statistics }
+}

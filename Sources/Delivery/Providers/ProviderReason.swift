@@ -1,0 +1,24 @@
+import Curl
+
+/// Why a delivery attempt did not succeed, in the provider's own terms where it gave any.
+public enum ProviderReason: Sendable, Hashable, CustomStringConvertible {
+    case apns(APNsErrorReason)
+    case fcm(FCMErrorCode)
+    /// An error status without a readable reason (a proxy's 502 page, say).
+    case httpStatus(Int)
+    /// No answer: connection, TLS or timeout trouble.
+    case transport(CurlError)
+    /// No OAuth access token could be had for FCM.
+    case accessToken(AccessTokenError)
+
+    /// The text recorded in events and reports: Apple's or Google's reason verbatim where there is one.
+    public var description: String {
+        switch self {
+        case .apns(let reason): reason.description
+        case .fcm(let code): code.description
+        case .httpStatus(let status): "HTTP \(status)"
+        case .transport(let error): error.description
+        case .accessToken(let error): error.description
+        }
+    }
+}

@@ -1,0 +1,16 @@
+/// A provider error answer: the HTTP status and the provider's reason (APNs `reason`, FCM `errorCode`).
+struct ProviderRejection: Error, Hashable {
+    var status: Int
+    var reason: String
+
+    static func transient(status: Int, for provider: SimulatedProvider) -> ProviderRejection {
+        switch (provider, status) {
+        case (.apns, 429): return ProviderRejection(status: 429, reason: "TooManyRequests")
+        case (.apns, 500): return ProviderRejection(status: 500, reason: "InternalServerError")
+        case (.apns, _): return ProviderRejection(status: 503, reason: "ServiceUnavailable")
+        case (.fcm, 429): return ProviderRejection(status: 429, reason: "QUOTA_EXCEEDED")
+        case (.fcm, 500): return ProviderRejection(status: 500, reason: "INTERNAL")
+        case (.fcm, _): return ProviderRejection(status: 503, reason: "UNAVAILABLE")
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// One request as `GET /_sim/requests` shows it, with the answer it got.
+struct RecordedRequest {
+    var provider: SimulatedProvider
+    var method: String
+    var path: String
+    var headers: [(name: String, value: String)]
+    /// Copied out of the receive buffer so a recording never pins a large network buffer in memory.
+    var body: String
+    var status: Int
+    var reason: String?
+    var receivedAt: Date
+
+    var json: JSONValue {
+        let payload = (try? JSONParser.parse(self.body)) ?? .string(self.body)
+        return .object([
+            ("provider", .string(self.provider.rawValue)),
+            ("method", .string(self.method)),
+            ("path", .string(self.path)),
+            ("headers", .object(self.headers.map { ($0.name, .string($0.value)) })),
+            ("payload", payload),
+            ("status", .integer(self.status)),
+            ("reason", self.reason.map(JSONValue.string) ?? .null),
+            ("receivedAt", .integer(Int((self.receivedAt.timeIntervalSince1970 * 1000).rounded()))),
+        ])
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// A JWS in compact serialisation, split and decoded but not yet verified.
+///
+/// Both look-alikes need the same first steps — APNs provider tokens (ES256) and Google service-account assertions
+/// (RS256) — and only differ in the key type and claims they check afterwards.
+struct CompactJWT {
+    /// Why a token could not even be read.
+    struct Malformed: Error {}
+
+    var header: JSONValue
+    var claims: JSONValue
+    /// `base64url(header) "." base64url(claims)`: the bytes the signature covers.
+    var signingInput: Data
+    var signature: Data
+
+    var algorithm: String? { self.header["alg"]?.stringValue }
+    var keyID: String? { self.header["kid"]?.stringValue }
+
+    init(_ token: some StringProtocol) throws(Malformed) {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+            let headerData = Base64URL.decode(Substring(parts[0])),
+            let claimsData = Base64URL.decode(Substring(parts[1])),
+            let signature = Base64URL.decode(Substring(parts[2]))
+        else { throw Malformed() }
+        guard let header = try? headerData.withUnsafeBytes({ try JSONParser.parse($0) }), header.isObject,
+            let claims = try? claimsData.withUnsafeBytes({ try JSONParser.parse($0) }), claims.isObject
+        else { throw Malformed() }
+        self.header = header
+        self.claims = claims
+        self.signingInput = Data("\(parts[0]).\(parts[1])".utf8)
+        self.signature = signature
+    }
+}

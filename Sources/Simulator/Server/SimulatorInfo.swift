@@ -1,0 +1,52 @@
+/// Where a running simulator listens and what to tell the PushLedger app settings, for the `simulate` command's
+/// banner and its machine-readable "ready" line.
+public struct SimulatorInfo: Sendable, Hashable, Codable {
+    public var host: String
+    public var port: Int
+    /// The CA certificate clients must trust (`--cacert`, `apns.ca_file`, `fcm.ca_file`).
+    public var caFile: String
+    /// `https://host:port`; APNs requests go to `<apnsEndpoint>/3/device/<token>`.
+    public var apnsEndpoint: String
+    /// FCM sends go to `<fcmEndpoint>/v1/projects/<project>/messages:send`.
+    public var fcmEndpoint: String
+    /// The OAuth token URL, also the `aud` service-account assertions must carry.
+    public var fcmTokenEndpoint: String
+    /// Base of the `/_sim/*` control endpoints.
+    public var controlEndpoint: String
+
+    public init(host: String, port: Int, caFile: String) {
+        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        self.host = host
+        self.port = port
+        self.caFile = caFile
+        self.apnsEndpoint = "https://\(authority)"
+        self.fcmEndpoint = "https://\(authority)"
+        self.fcmTokenEndpoint = "https://\(authority)/token"
+        self.controlEndpoint = "https://\(authority)/_sim"
+    }
+
+    /// The `pushledger app set` keys that point an app at this simulator.
+    public var appSettings: [String: String] {
+        [
+            "apns.endpoint": self.apnsEndpoint,
+            "apns.dev_endpoint": self.apnsEndpoint,
+            "apns.ca_file": self.caFile,
+            "fcm.endpoint": self.fcmEndpoint,
+            "fcm.token_endpoint": self.fcmTokenEndpoint,
+            "fcm.ca_file": self.caFile,
+        ]
+    }
+
+    var json: JSONValue {
+        .object([
+            ("host", .string(self.host)),
+            ("port", .integer(self.port)),
+            ("caFile", .string(self.caFile)),
+            ("apnsEndpoint", .string(self.apnsEndpoint)),
+            ("fcmEndpoint", .string(self.fcmEndpoint)),
+            ("fcmTokenEndpoint", .string(self.fcmTokenEndpoint)),
+            ("controlEndpoint", .string(self.controlEndpoint)),
+            ("appSettings", .object(self.appSettings.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+        ])
+    }
+}

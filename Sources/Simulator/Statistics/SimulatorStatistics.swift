@@ -1,0 +1,29 @@
+/// A snapshot of what the simulator has answered since start or the last reset (`GET /_sim/stats`).
+public struct SimulatorStatistics: Sendable, Hashable {
+    public var apns: ProviderStatistics
+    public var fcm: ProviderStatistics
+    /// The OAuth token endpoint; `accepted` is the number of access tokens issued.
+    public var oauth: ProviderStatistics
+    /// TCP connections accepted, whatever protocol they went on to speak.
+    public var connections: Int
+    /// GOAWAY frames sent because of ``SimulatorConfiguration/goAwayAfterStreams``.
+    public var goAways: Int
+    /// Distinct APNs/FCM device tokens seen while recording was on (0 when it is off).
+    public var distinctTokens: Int
+
+    public init(
+        apns: ProviderStatistics = ProviderStatistics(),
+        fcm: ProviderStatistics = ProviderStatistics(),
+        oauth: ProviderStatistics = ProviderStatistics(),
+        connections: Int = 0,
+        goAways: Int = 0,
+        distinctTokens: Int = 0
+    ) {
+        self.apns = apns
+        self.fcm = fcm
+        self.oauth = oauth
+        self.connections = connections
+        self.goAways = goAways
+        self.distinctTokens = distinctTokens
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// A throw-away CA, a server certificate for 127.0.0.1/localhost signed by it, a client certificate, and an
+/// unrelated CA, made once per test run with the `openssl` CLI.
+struct TestCertificates: Sendable {
+    let directory: String
+    var caFile: String { directory + "/ca.pem" }
+    var serverCertificate: String { directory + "/server.pem" }
+    var serverKey: String { directory + "/server.key" }
+    var clientCertificate: String { directory + "/client.pem" }
+    var clientKey: String { directory + "/client.key" }
+    var otherCAFile: String { directory + "/other-ca.pem" }
+
+    static let shared: TestCertificates = {
+        let directory = NSTemporaryDirectory() + "curl-tests-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let certificates = TestCertificates(directory: directory)
+        certificates.generate()
+        return certificates
+    }()
+
+    private func generate() {
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        let ext = directory + "/server.ext"
+        try! "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: ext, atomically: true, encoding: .utf8)
+        openssl(["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Test CA"])
+        openssl(["req", "-x509"] + ec + ["-keyout", "other-ca.key", "-out", "other-ca.pem", "-days", "2",
+                 "-subj", "/CN=Other CA"])
+        for (name, subject) in [("server", "/CN=localhost"), ("client", "/CN=Test Client")] {
+            openssl(["req"] + ec + ["-keyout", "\(name).key", "-out", "\(name).csr", "-subj", subject])
+            openssl(["x509", "-req", "-in", "\(name).csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                     "-out", "\(name).pem", "-days", "2"] + (name == "server" ? ["-extfile", ext] : []))
+        }
+    }
+
+    private func openssl(_ arguments: [String]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try! process.run()
+        process.waitUntilExit()
+        precondition(process.terminationStatus == 0, "openssl \(arguments.joined(separator: " ")) failed")
+    }
+}

@@ -1,0 +1,65 @@
+import Curl
+import Foundation
+import Testing
+
+@testable import Delivery
+
+@Suite struct APNsClientRequestTests {
+    @Test func requestCarriesApplesHeadersAndABearerJWT() async throws {
+        let clock = TestClock()
+        let client = try APNsClient(
+            configuration: APNsConfiguration(
+                endpoint: APNsConfiguration.development,
+                authentication: .token(keyFile: TestKeys.apnsKeyFile, keyId: "KEY1234567", teamId: "TEAM123456"),
+                topic: "com.example.app"
+            ),
+            now: clock.function
+        )
+        let id = UUID()
+        let notification = APNsNotification(
+            deviceToken: "abcd", payload: Array(#"{"aps":{"content-available":1}}"#.utf8), pushType: .background,
+            expiration: 0, collapseId: "c1", apnsId: id
+        )
+        let request = client.makeRequest(notification, apnsId: id.uuidString, bearer: "JWT")
+        await client.shutdown()
+        #expect(request.method == .post)
+        #expect(request.url == "https://api.sandbox.push.apple.com/3/device/abcd")
+        #expect(request.headers["authorization"] == "bearer JWT")
+        #expect(request.headers["apns-topic"] == "com.example.app")
+        #expect(request.headers["apns-push-type"] == "background")
+        #expect(request.headers["apns-priority"] == "5")
+        #expect(request.headers["apns-expiration"] == "0")
+        #expect(request.headers["apns-id"] == id.uuidString)
+        #expect(request.headers["apns-collapse-id"] == "c1")
+        #expect(request.body == notification.payload)
+    }
+
+    @Test func optionalHeadersAreLeftOut() async throws {
+        let client = try APNsClient(
+            configuration: APNsConfiguration(
+                endpoint: APNsConfiguration.production,
+                authentication: .certificate(certificateFile: "/c.pem", keyFile: nil, keyPassword: nil),
+                topic: "com.example.app"
+            )
+        )
+        let notification = APNsNotification(deviceToken: "ff", payload: Array("{}".utf8), topic: "com.example.other")
+        let request = client.makeRequest(notification, apnsId: "id", bearer: nil)
+        await client.shutdown()
+        #expect(request.headers["authorization"] == nil)
+        #expect(request.headers["apns-expiration"] == nil)
+        #expect(request.headers["apns-collapse-id"] == nil)
+        #expect(request.headers["apns-priority"] == "10")
+        #expect(request.headers["apns-topic"] == "com.example.other")
+    }
+
+    @Test func unreadableKeyFailsAtSetUp() {
+        #expect(throws: DeliverySetupError.self) {
+            try APNsClient(
+                configuration: APNsConfiguration(
+                    endpoint: APNsConfiguration.production,
+                    authentication: .token(keyFile: "/missing.p8", keyId: "K", teamId: "T"), topic: "t"
+                )
+            )
+        }
+    }
+}

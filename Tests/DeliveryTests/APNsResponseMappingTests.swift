@@ -1,0 +1,73 @@
+import Curl
+import Foundation
+import Testing
+
+@testable import Delivery
+
+@Suite struct APNsResponseMappingTests {
+    let now = Date(timeIntervalSince1970: 1_700_000_000)
+
+    private func outcome(_ status: Int, _ body: String = "", headers: HTTPHeaders = [:]) -> DeliveryOutcome {
+        APNsResponseMapping.outcome(
+            status: status, headers: headers, body: Array(body.utf8), sentId: "sent", now: now
+        )
+    }
+
+    @Test func successCarriesApnsId() {
+        #expect(outcome(200, headers: ["apns-id": "ABC"]) == .success(id: "ABC"))
+        #expect(outcome(200) == .success(id: "sent"))
+    }
+
+    @Test func unregisteredAndExpiredTokensInvalidateWithTheirTimestamp() {
+        #expect(
+            outcome(410, #"{"reason":"Unregistered","timestamp":1699999999000}"#)
+                == .invalidToken(reason: .apns(.unregistered), since: Date(timeIntervalSince1970: 1_699_999_999))
+        )
+        #expect(
+            outcome(410, #"{"reason":"ExpiredToken"}"#) == .invalidToken(reason: .apns(.expiredToken), since: nil)
+        )
+        #expect(
+            outcome(400, #"{"reason":"BadDeviceToken"}"#) == .invalidToken(reason: .apns(.badDeviceToken), since: nil)
+        )
+    }
+
+    @Test func expiredProviderTokenAsksForANewJWT() {
+        #expect(
+            outcome(403, #"{"reason":"ExpiredProviderToken"}"#)
+                == .expiredProviderToken(reason: .apns(.expiredProviderToken))
+        )
+        #expect(
+            outcome(403, #"{"reason":"InvalidProviderToken"}"#) == .permanent(reason: .apns(.invalidProviderToken))
+        )
+    }
+
+    @Test func throttlingAndServerErrorsAreRetryableHonouringRetryAfter() {
+        #expect(
+            outcome(429, #"{"reason":"TooManyRequests"}"#, headers: ["retry-after": "7"])
+                == .retryable(reason: .apns(.tooManyRequests), retryAfter: .seconds(7))
+        )
+        #expect(
+            outcome(500, #"{"reason":"InternalServerError"}"#)
+                == .retryable(reason: .apns(.internalServerError), retryAfter: nil)
+        )
+        #expect(
+            outcome(503, #"{"reason":"ServiceUnavailable"}"#)
+                == .retryable(reason: .apns(.serviceUnavailable), retryAfter: nil)
+        )
+        #expect(outcome(502, "<html>bad gateway</html>") == .retryable(reason: .httpStatus(502), retryAfter: nil))
+    }
+
+    @Test func otherClientErrorsArePermanentAndUnknownReasonsSurvive() {
+        #expect(outcome(400, #"{"reason":"BadTopic"}"#) == .permanent(reason: .apns(.badTopic)))
+        #expect(outcome(413, #"{"reason":"PayloadTooLarge"}"#) == .permanent(reason: .apns(.payloadTooLarge)))
+        #expect(outcome(400, #"{"reason":"SomethingNew"}"#) == .permanent(reason: .apns(.unknown("SomethingNew"))))
+        #expect(outcome(404) == .permanent(reason: .httpStatus(404)))
+    }
+
+    @Test func reasonsRoundTripTheirSpelling() {
+        for name in ["BadDeviceToken", "Unregistered", "ExpiredProviderToken", "TooManyRequests", "Whatever"] {
+            #expect(APNsErrorReason(name).description == name)
+        }
+        #expect(ProviderReason.apns(.unregistered).description == "Unregistered")
+    }
+}

@@ -1,0 +1,92 @@
+import Curl
+import Foundation
+import Testing
+
+@testable import Delivery
+
+/// The clients over real HTTP/2 + TLS against nghttpd serving canned provider answers as static files.
+@Suite("Provider clients against nghttpd", .enabled(if: Nghttpd.isInstalled, "needs nghttp2-server"))
+struct ProviderClientIntegrationTests {
+    static let deviceToken = String(repeating: "ab", count: 32)
+
+    @Test func apnsClientDeliversWithATokenOverOneConnection() async throws {
+        let server = try Nghttpd(files: ["3/device/\(Self.deviceToken)": ""], extraArguments: [])
+        defer { server.stop() }
+        let client = try APNsClient(
+            configuration: APNsConfiguration(
+                endpoint: server.baseURL,
+                authentication: .token(keyFile: TestKeys.apnsKeyFile, keyId: "KEY1234567", teamId: "TEAM123456"),
+                topic: "com.example.app", caFile: TestCertificates.shared.caFile
+            )
+        )
+        let ids = (0..<50).map { _ in UUID() }
+        let outcomes = await withTaskGroup(of: DeliveryOutcome.self) { group in
+            for id in ids {
+                group.addTask {
+                    await client.send(
+                        APNsNotification(deviceToken: Self.deviceToken, payload: Array("{}".utf8), apnsId: id)
+                    ).outcome
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let missing = await client.send(APNsNotification(deviceToken: "00", payload: Array("{}".utf8)))
+        let statistics = client.httpStatistics
+        await client.shutdown()
+        #expect(Set(outcomes) == Set(ids.map { DeliveryOutcome.success(id: $0.uuidString) }))
+        #expect(missing == DeliveryResult(outcome: .permanent(reason: .httpStatus(404)), attempts: 1))
+        #expect(statistics.connectionsOpened == 1)
+    }
+
+    @Test func fcmClientExchangesOneAccessTokenForManyConcurrentSends() async throws {
+        let server = try Nghttpd(
+            files: [
+                "token": #"{"access_token":"ya29.test","expires_in":3600,"token_type":"Bearer"}"#,
+                "v1/projects/demo-project/messages:send": #"{"name":"projects/demo-project/messages/1"}"#,
+            ],
+            extraArguments: []
+        )
+        defer { server.stop() }
+        let client = try FCMClient(
+            configuration: FCMConfiguration(
+                endpoint: server.baseURL, tokenEndpoint: server.baseURL + "/token",
+                serviceAccountFile: TestKeys.serviceAccountFile(tokenURI: "https://unused.test/token"),
+                caFile: TestCertificates.shared.caFile
+            )
+        )
+        let successes = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    await client.send(message: ["token": .string("t\(index)"), "data": ["k": "v"]]).outcome
+                        == .success(id: "projects/demo-project/messages/1")
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        let statistics = client.httpStatistics
+        await client.shutdown()
+        #expect(successes == 40)
+        // 40 sends and a single token exchange: the others waited for it instead of fetching their own.
+        #expect(statistics.requests == 41)
+    }
+
+    @Test func fcmTokenEndpointRefusalIsPermanent() async throws {
+        let server = try Nghttpd(files: [:], extraArguments: [])
+        defer { server.stop() }
+        let client = try FCMClient(
+            configuration: FCMConfiguration(
+                endpoint: server.baseURL, tokenEndpoint: server.baseURL + "/missing-token",
+                serviceAccountFile: TestKeys.serviceAccountFile(tokenURI: "https://unused.test/token"),
+                caFile: TestCertificates.shared.caFile
+            )
+        )
+        let result = await client.send(message: ["token": "t"])
+        await client.shutdown()
+        guard case .permanent(.accessToken(.refused(let status, _, _))) = result.outcome else {
+            Issue.record("unexpected \(result)")
+            return
+        }
+        #expect(status == 404)
+        #expect(result.attempts == 1)
+    }
+}

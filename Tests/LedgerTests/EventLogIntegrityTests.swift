@@ -1,0 +1,89 @@
+import Foundation
+import Ledger
+import Postgres
+import PushCore
+import Testing
+import TestSupport
+
+@Suite("Event log integrity", .enabled(if: TestDatabase.isAvailable))
+struct EventLogIntegrityTests {
+    @Test("the database refuses UPDATE, DELETE and TRUNCATE on the log")
+    func appendOnly() async throws {
+        let db = try await TestDatabase.make()
+        try await db.ledger.apps.create(name: "a", appId: "a1")
+        for statement in ["UPDATE events SET type = 'X'", "DELETE FROM events", "TRUNCATE events"] {
+            await #expect(throws: PGError.self) { try await db.ledger.pool.query(PGQuery(unsafeSQL: statement)) }
+        }
+        #expect(try await db.eventCount() == 1)
+    }
+
+    @Test("a lost race on a stream version is a VersionConflict, not a server error")
+    func versionConflict() async throws {
+        let db = try await TestDatabase.make()
+        let store = db.ledger.events
+        try await store.write(appId: "a", metadata: .system("t"), lockKeys: ["s"]) { tx in
+            try await tx.append(stream: "s", expectedVersion: 0, [NewEvent("T", [:])])
+        }
+        await #expect(throws: VersionConflict.self) {
+            try await store.write(appId: "a", metadata: .system("t"), lockKeys: ["s"]) { tx in
+                try await tx.append(stream: "s", expectedVersion: 0, [NewEvent("T", [:])])
+            }
+        }
+        #expect(try await db.eventCount() == 1)
+    }
+
+    @Test("taking a stream lock after the transaction wrote is refused")
+    func lockAfterWriteIsRefused() async throws {
+        let db = try await TestDatabase.make()
+        await #expect(throws: StreamLockOrderViolation.self) {
+            try await db.ledger.events.write(appId: "a", metadata: .system("t"), lockKeys: ["s"]) { tx in
+                try await tx.append(stream: "s", expectedVersion: 0, [NewEvent("T", [:])])
+                try await tx.lock(["other"])
+            }
+        }
+        #expect(try await db.eventCount() == 0)
+    }
+
+    @Test("migrations are idempotent and a changed applied migration is refused")
+    func migrations() async throws {
+        let db = try await TestDatabase.make(migrate: false)
+        let migrator = PGMigrator(pool: db.ledger.pool)
+        let m1 = PGMigration(version: 9001, name: "one", sql: "CREATE TABLE t1 (x int)")
+        #expect(try await migrator.migrate([m1]) == [9001])
+        #expect(try await migrator.migrate([m1]) == [])
+        let changed = PGMigration(version: 9001, name: "one", sql: "CREATE TABLE t1 (x bigint)")
+        await #expect(throws: PGMigrator.Failure.self) { try await migrator.migrate([changed]) }
+        // The real migrations apply cleanly on top and twice.
+        #expect(try await LedgerMigrations.migrate(pool: db.ledger.pool).isEmpty == false)
+        #expect(try await LedgerMigrations.migrate(pool: db.ledger.pool).isEmpty)
+    }
+
+    @Test("LISTEN/NOTIFY wakes a listener when an append commits")
+    func notifyOnAppend() async throws {
+        let db = try await TestDatabase.make()
+        let listener = PGListener(url: db.url, channels: [EventStore.notifyChannel])
+        var stream = listener.notifications().makeAsyncIterator()
+        let first = await stream.next()
+        #expect(first?.channel == "")
+        try await db.ledger.apps.create(name: "n", appId: "notify1")
+        let note = await stream.next()
+        #expect(note?.channel == EventStore.notifyChannel)
+        #expect(note?.payload == "notify1")
+        listener.stop()
+    }
+
+    @Test("COPY loads rows in bulk with escaping")
+    func copyIn() async throws {
+        let db = try await TestDatabase.make()
+        try await db.ledger.pool.withConnection { conn in
+            try await conn.query("CREATE TABLE c (a text, b text)")
+            try await conn.copyIn("COPY c (a, b) FROM STDIN", lines: (0..<1000).map { PGCopy.line(["r\($0)", "tab\there\\ \n"]) } + [PGCopy.line([nil, "x"])])
+            let rows = try await conn.query("SELECT count(*) AS n, count(a) AS na, max(b) AS b FROM c")[0]
+            #expect(try rows.int("n") == 1001)
+            #expect(try rows.int("na") == 1000)
+            #expect(rows["b"] == "x")
+            let sample = try await conn.query("SELECT b FROM c WHERE a = 'r7'")[0]
+            #expect(sample["b"] == "tab\there\\ \n")
+        }
+    }
+}

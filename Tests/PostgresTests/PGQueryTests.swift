@@ -1,0 +1,48 @@
+import Foundation
+import Postgres
+import Testing
+
+@Suite("PGQuery and value encoding")
+struct PGQueryTests {
+    @Test("interpolated values become numbered parameters, never SQL text")
+    func interpolationBinds() {
+        let name = "x'; DROP TABLE events; --"
+        let q: PGQuery = "SELECT * FROM t WHERE a = \(name) AND b = \(42) AND c = \(true) AND d = \(Optional<String>.none)"
+        #expect(q.sql == "SELECT * FROM t WHERE a = $1 AND b = $2 AND c = $3 AND d = $4")
+        #expect(q.binds == [name, "42", "t", nil])
+        #expect(!q.sql.contains("DROP"))
+    }
+
+    @Test("appending a query renumbers its placeholders but not dollar signs inside literals")
+    func appendRenumbers() {
+        var q: PGQuery = "SELECT \(1), \(2)"
+        q.append(PGQuery(unsafeSQL: " WHERE x = $1 AND y = '$1' AND z = $2", binds: ["a", "b"]))
+        #expect(q.sql == "SELECT $1, $2 WHERE x = $3 AND y = '$1' AND z = $4")
+        #expect(q.binds == ["1", "2", "a", "b"])
+        let nested: PGQuery = "A \(3) \(PGQuery(unsafeSQL: "B $1", binds: ["z"])) C \(4)"
+        #expect(nested.sql == "A $1 B $2 C $3")
+        #expect(nested.binds == ["3", "z", "4"])
+    }
+
+    @Test("text arrays are quoted so commas, quotes and backslashes survive")
+    func arrayLiteral() {
+        #expect(["a", "b,c", "d\"e", "f\\g"].pgText == "{\"a\",\"b,c\",\"d\\\"e\",\"f\\\\g\"}")
+        #expect([String]().pgText == "{}")
+    }
+
+    @Test("timestamps round-trip with microsecond precision in UTC")
+    func timestamps() throws {
+        let date = Date(timeIntervalSince1970: 1_700_000_000.123456)
+        let text = try #require(date.pgText)
+        #expect(text == "2023-11-14 22:13:20.123456+00")
+        let back = try #require(PGTimestamp.parse(text))
+        #expect(abs(back.timeIntervalSince1970 - date.timeIntervalSince1970) < 0.000_001)
+        #expect(PGTimestamp.parse("2024-02-29 12:00:00+08")?.timeIntervalSince1970 == 1_709_179_200)
+        #expect(PGTimestamp.parse("garbage") == nil)
+    }
+
+    @Test("COPY text fields escape separators and mark NULL")
+    func copyEscaping() {
+        #expect(PGCopy.line(["a\tb", nil, "c\\d\ne"]) == "a\\tb\t\\N\tc\\\\d\\ne")
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import Ledger
+import Postgres
+import PushLedgerServer
+
+/// A fresh, migrated database on the throw-away cluster that `scripts/test` starts
+/// (`PUSHLEDGER_TEST_PG`, a libpq URI without a database name).
+public struct TestDatabase: Sendable {
+    public let url: String
+    public let ledger: LedgerComponents
+
+    public static var clusterURL: String? { ProcessInfo.processInfo.environment["PUSHLEDGER_TEST_PG"] }
+    public static var isAvailable: Bool { clusterURL != nil }
+
+    /// Creates `t_<random>` and applies the migrations.
+    public static func make(migrate: Bool = true) async throws -> TestDatabase {
+        guard let base = clusterURL else { throw PGError(kind: .connection, message: "PUSHLEDGER_TEST_PG is not set") }
+        let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+        let admin = try await PGConnection.connect(url: base + "/postgres")
+        try await admin.execute(unsafeScript: "CREATE DATABASE \(name)")
+        await admin.close()
+        let url = base + "/" + name
+        let ledger = LedgerComponents(databaseURL: url, maxConnections: 12)
+        if migrate { try await LedgerMigrations.migrate(pool: ledger.pool) }
+        return TestDatabase(url: url, ledger: ledger)
+    }
+
+    public func connect() async throws -> PGConnection { try await PGConnection.connect(url: url) }
+
+    public func eventCount() async throws -> Int { try await ledger.events.count() }
+}

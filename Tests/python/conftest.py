@@ -1,0 +1,226 @@
+"""Session set-up for the LeanCloud Python SDK compatibility tests.
+
+Needs env PUSHLEDGER_TEST_PG (base libpq URI of a throw-away cluster, no database part) and
+PUSHLEDGER_BIN (the pushledger binary; defaults to .build/debug/pushledger of this repo). The session
+creates a fresh database, migrates it, creates an app with known keys, starts `pushledger serve --port 0`
+and points the SDK at it with LEANCLOUD_API_SERVER. The SDK itself is used unchanged.
+"""
+
+import dataclasses
+import hashlib
+import json
+import os
+import pathlib
+import queue
+import secrets
+import subprocess
+import threading
+import time
+import urllib.parse
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+APP_ID = "pyAppOne" + secrets.token_hex(4)
+APP_KEY = "pyKeyOne" + secrets.token_hex(8)
+MASTER_KEY = "pyMasterOne" + secrets.token_hex(8)
+
+
+def database_url(base, name):
+    parts = urllib.parse.urlsplit(base)
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
+
+
+def psql(url, sql):
+    """Runs one statement with the psql CLI and returns its unaligned, tuples-only output."""
+    done = subprocess.run(
+        ["psql", url, "-v", "ON_ERROR_STOP=1", "-X", "-A", "-t", "-q", "-c", sql],
+        capture_output=True, text=True, timeout=30,
+    )
+    if done.returncode != 0:
+        raise RuntimeError("psql failed (%s): %s" % (sql, done.stderr))
+    return done.stdout.strip()
+
+
+@dataclasses.dataclass
+class Server:
+    base_url: str  # http://127.0.0.1:PORT
+    app_id: str
+    app_key: str
+    master_key: str
+    database_url: str
+    binary: str
+
+    def url(self, path):
+        return self.base_url + "/1.1" + path
+
+    def sql(self, statement):
+        return psql(self.database_url, statement)
+
+    def event_count(self, app_id=None):
+        if app_id is None:
+            return int(self.sql("SELECT count(*) FROM events"))
+        return int(self.sql("SELECT count(*) FROM events WHERE app_id = '%s'" % app_id.replace("'", "''")))
+
+    def cli(self, *args, check=True):
+        env = dict(os.environ, DATABASE_URL=self.database_url)
+        done = subprocess.run([self.binary, *args], capture_output=True, text=True, env=env, timeout=60)
+        if check and done.returncode != 0:
+            raise RuntimeError("pushledger %s exited %d: %s%s" % (args, done.returncode, done.stdout, done.stderr))
+        return done
+
+    def create_app(self, name, app_id, key, master_key):
+        done = self.cli("app", "create", "--name", name, "--id", app_id, "--key", key, "--master-key", master_key)
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    # Header sets for raw HTTP requests.
+    @staticmethod
+    def signed(app_id, key, master=False, timestamp_ms=None):
+        ts = str(int(time.time() * 1000) if timestamp_ms is None else timestamp_ms)
+        sign = hashlib.md5((ts + key).encode()).hexdigest() + "," + ts + (",master" if master else "")
+        return {"X-LC-Id": app_id, "X-LC-Sign": sign, "Content-Type": "application/json"}
+
+    def app_headers(self):
+        return {"X-LC-Id": self.app_id, "X-LC-Key": self.app_key, "Content-Type": "application/json"}
+
+    def master_headers(self):
+        return {"X-LC-Id": self.app_id, "X-LC-Key": self.master_key + ",master", "Content-Type": "application/json"}
+
+
+def _pump(stream, lines):
+    for line in iter(stream.readline, ""):
+        lines.put(line)
+    lines.put(None)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    base = os.environ.get("PUSHLEDGER_TEST_PG")
+    if not base:
+        pytest.fail("PUSHLEDGER_TEST_PG is not set (base libpq URI of a throw-away PostgreSQL cluster)")
+    binary = os.environ.get("PUSHLEDGER_BIN") or str(REPO / ".build" / "debug" / "pushledger")
+    if not os.access(binary, os.X_OK):
+        pytest.fail("pushledger binary not found or not executable: %s" % binary)
+
+    name = "pushledger_py_%d_%s" % (os.getpid(), secrets.token_hex(3))
+    admin_url = database_url(base, "postgres")
+    psql(admin_url, 'CREATE DATABASE "%s"' % name)
+    db_url = database_url(base, name)
+    srv = Server("", APP_ID, APP_KEY, MASTER_KEY, db_url, binary)
+    proc = None
+    saved_env = os.environ.get("LEANCLOUD_API_SERVER")
+    try:
+        srv.cli("migrate")
+        keys = srv.create_app("python-sdk", APP_ID, APP_KEY, MASTER_KEY)
+        assert keys == {"appId": APP_ID, "appKey": APP_KEY, "masterKey": MASTER_KEY}, keys
+
+        log_dir = tmp_path_factory.mktemp("pushledger")
+        stderr = open(log_dir / "serve.stderr", "w")
+        proc = subprocess.Popen(
+            [binary, "serve", "--host", "127.0.0.1", "--port", "0"],
+            stdout=subprocess.PIPE, stderr=stderr, text=True,
+            env=dict(os.environ, DATABASE_URL=db_url),
+        )
+        stderr.close()
+        lines = queue.Queue()
+        threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
+        port = None
+        deadline = time.monotonic() + 30
+        while port is None and time.monotonic() < deadline:
+            try:
+                line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            try:
+                listening = json.loads(line)["listening"]
+            except (ValueError, KeyError, TypeError):
+                continue
+            assert listening["host"] == "127.0.0.1"
+            port = int(listening["port"])
+        if port is None:
+            proc.kill()
+            proc.wait(10)
+            pytest.fail("pushledger serve did not print its listening line; stderr:\n"
+                        + (log_dir / "serve.stderr").read_text()[-4000:])
+        srv.base_url = "http://127.0.0.1:%d" % port
+        # How the SDK is pointed at a self-hosted server: it reads this on every request (client.get_url).
+        os.environ["LEANCLOUD_API_SERVER"] = srv.base_url
+        yield srv
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.terminate()  # SIGTERM to the server's own pid
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+        if saved_env is None:
+            os.environ.pop("LEANCLOUD_API_SERVER", None)
+        else:
+            os.environ["LEANCLOUD_API_SERVER"] = saved_env
+        try:
+            psql(admin_url, 'DROP DATABASE IF EXISTS "%s" WITH (FORCE)' % name)
+        except RuntimeError:
+            pass
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Tests marked `last` (the rebuild check) run after everything else."""
+    items.sort(key=lambda item: 1 if item.get_closest_marker("last") else 0)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "last: run after every other test of the session")
+
+
+class SDK:
+    """Switches the (global) LeanCloud SDK client between the app key and the master key."""
+
+    def __init__(self, server):
+        import leancloud
+
+        self.lc = leancloud
+        self.server = server
+
+    def as_app(self, app_id=None, key=None):
+        self.lc.init(app_id or self.server.app_id, key or self.server.app_key)
+        return self.lc
+
+    def as_master(self, app_id=None, master_key=None):
+        self.lc.init(app_id or self.server.app_id, master_key=master_key or self.server.master_key)
+        return self.lc
+
+    def fetch(self, object_id):
+        obj = self.lc.Installation.create_without_data(object_id)
+        obj.fetch()
+        return obj
+
+
+@pytest.fixture
+def sdk(server):
+    s = SDK(server)
+    s.as_app()
+    yield s
+    s.lc.client.request_hooks.clear()
+    s.as_app()
+
+
+def new_token():
+    """A random APNs token in upper case (the server lower-cases it)."""
+    return secrets.token_hex(32).upper()
+
+
+def new_channel(prefix="ch"):
+    return prefix + "_" + secrets.token_hex(5)
+
+
+@pytest.fixture
+def token():
+    return new_token
+
+
+@pytest.fixture
+def channel():
+    return new_channel
