@@ -9,15 +9,17 @@ public struct LedgerComponents: Sendable {
     public let events: EventStore
     public let apps: AppStore
     public let installations: InstallationStore
+    public let pushes: PushStore
     public let asyncProjections: [any Projection]
 
-    public static var inlineProjections: [any Projection] { [AppProjection(), InstallationProjection()] }
+    public static var inlineProjections: [any Projection] { [AppProjection(), InstallationProjection(), NotificationProjection()] }
 
     public init(databaseURL: String, maxConnections: Int = 16, logger: Logger = Logger(label: "pushledger")) {
         pool = PGPool(url: databaseURL, maxConnections: maxConnections, logger: logger)
         events = EventStore(pool: pool, inlineProjections: Self.inlineProjections)
         apps = AppStore(store: events)
         installations = InstallationStore(store: events)
+        pushes = PushStore(store: events)
         asyncProjections = []
     }
 

@@ -1,4 +1,5 @@
 import API
+import Delivery
 import Foundation
 import Hummingbird
 import Ledger
@@ -15,7 +16,7 @@ public enum PushLedgerServer {
     {
         let ledger = LedgerComponents(databaseURL: config.databaseURL, maxConnections: config.maxConnections, logger: logger)
         try await LedgerMigrations.migrate(pool: ledger.pool)
-        let router = APIRouter.make(apps: ledger.apps, installations: ledger.installations)
+        let router = APIRouter.make(apps: ledger.apps, installations: ledger.installations, pushes: ledger.pushes)
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(config.host, port: config.port), serverName: "PushLedger"),
@@ -23,7 +24,10 @@ public enum PushLedgerServer {
             logger: logger)
         let wakeups = WakeSignal()
         let listener = NotificationWakeService(url: config.databaseURL, signal: wakeups)
-        var services: [any Service] = [app, listener]
+        let fanOut = FanOutService(
+            events: ledger.events, apps: ledger.apps, providers: ProviderRegistry(logger: logger), wakeups: wakeups,
+            senders: config.senders, logger: logger)
+        var services: [any Service] = [app, listener, fanOut]
         services += ledger.projectorRunners(wakeups: wakeups)
         let group = ServiceGroup(
             configuration: .init(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],

@@ -4,6 +4,8 @@ public struct ServerConfiguration: Sendable {
     public var host: String
     public var port: Int
     public var maxConnections: Int
+    /// Concurrent batch senders of the fan-out in this process.
+    public var senders: Int = 4
 
     public init(databaseURL: String, host: String = "127.0.0.1", port: Int = 8080, maxConnections: Int = 16) {
         self.databaseURL = databaseURL

@@ -6,6 +6,8 @@ struct PushLedger: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pushledger",
         abstract: "A self-hosted push notification service whose source of truth is an event log.",
-        subcommands: [MigrateCommand.self, ServeCommand.self, AppCommand.self, RebuildCommand.self]
+        subcommands: [
+            MigrateCommand.self, ServeCommand.self, AppCommand.self, SimulateCommand.self, RebuildCommand.self,
+        ]
     )
 }

@@ -6,7 +6,7 @@ import PushCore
 /// writes only `data`, the dates and the version.
 public struct InstallationProjection: Projection {
     public let name = "installations"
-    public let tables = ["installations"]
+    public let tables = ["installations", "invalid_tokens"]
 
     public init() {}
 
@@ -27,6 +27,7 @@ public struct InstallationProjection: Projection {
         let table = "\(schema).installations"
         switch event.type {
         case InstallationEvent.created:
+            try await forgiveToken(d["fields"], event: event, on: conn, schema: schema)
             try await conn.query(
                 """
                 INSERT INTO \(unsafeRaw: table) (app_id, object_id, data, created_at, updated_at, version)
@@ -35,6 +36,7 @@ public struct InstallationProjection: Projection {
                         \(event.version))
                 """)
         case InstallationEvent.updated:
+            try await forgiveToken(d["set"], event: event, on: conn, schema: schema)
             let unset = (d["unset"]?.arrayValue ?? []).compactMap(\.stringValue)
             try await conn.query(
                 """
@@ -44,19 +46,46 @@ public struct InstallationProjection: Projection {
                 WHERE app_id = \(event.appId) AND object_id = \(objectId)
                 """)
         case InstallationEvent.badgeReset, InstallationEvent.badgeIncremented, InstallationEvent.opened:
-            // Opens and badge changes keep the installation valid: they bump updatedAt (SPEC §6).
+            // Opens and badge resets keep the installation valid: they bump updatedAt (SPEC §6). A badge
+            // incremented by a push is not the device's doing, so it leaves updatedAt alone.
             let badge: JSON = event.type == InstallationEvent.badgeReset ? .int(0) : (d["badge"] ?? .null)
             try await conn.query(
                 """
                 UPDATE \(unsafeRaw: table)
                 SET data = CASE WHEN \(badge)::jsonb = 'null'::jsonb THEN data
                                 ELSE jsonb_set(data, '{badge}', \(badge)::jsonb) END,
-                    updated_at = \(d["updatedAt"]?.stringValue)::timestamptz, version = \(event.version)
+                    updated_at = coalesce(\(d["updatedAt"]?.stringValue)::timestamptz, updated_at),
+                    version = \(event.version)
                 WHERE app_id = \(event.appId) AND object_id = \(objectId)
                 """)
+        case InstallationEvent.invalidated:
+            // The provider said the token is dead: the installation goes, and the token is remembered so
+            // `/push/devices` skips it until it is registered again.
+            if let token = d["token"]?.stringValue, !token.isEmpty {
+                try await conn.query(
+                    """
+                    INSERT INTO \(unsafeRaw: schema).invalid_tokens (app_id, token, reason, invalid_since)
+                    VALUES (\(event.appId), \(token), \(d["reason"]?.stringValue ?? ""), \(d["since"]?.stringValue)::timestamptz)
+                    ON CONFLICT (app_id, token) DO UPDATE SET reason = excluded.reason, invalid_since = excluded.invalid_since
+                    """)
+            }
+            try await conn.query(
+                "DELETE FROM \(unsafeRaw: table) WHERE app_id = \(event.appId) AND object_id = \(objectId)")
         default:
             try await conn.query(
                 "DELETE FROM \(unsafeRaw: table) WHERE app_id = \(event.appId) AND object_id = \(objectId)")
         }
+    }
+
+    /// A token registered again after its invalidation is usable again.
+    private func forgiveToken(_ fields: JSON?, event: RecordedEvent, on conn: PGConnection, schema: String) async throws {
+        let tokens = [fields?["deviceToken"]?.stringValue, fields?["registrationId"]?.stringValue].compactMap { $0 }
+        guard !tokens.isEmpty else { return }
+        let at = event.data["updatedAt"]?.stringValue ?? event.data["createdAt"]?.stringValue
+        try await conn.query(
+            """
+            DELETE FROM \(unsafeRaw: schema).invalid_tokens
+            WHERE app_id = \(event.appId) AND token = ANY(\(tokens)::text[]) AND invalid_since < \(at)::timestamptz
+            """)
     }
 }

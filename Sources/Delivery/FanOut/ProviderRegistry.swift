@@ -1,0 +1,108 @@
+import Curl
+import Foundation
+import Ledger
+import Logging
+import PushCore
+
+/// Builds and caches provider clients from an app's settings. An installation's `deviceProfile` selects the
+/// `apns.<profile>.*` / `fcm.<profile>.*` settings and then takes priority over `prod`; without a profile the
+/// default settings apply and `prod` picks the production or development APNs endpoint (SPEC §5).
+public actor ProviderRegistry {
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        case noCredentials(String)
+        case badCredentials(String)
+        public var description: String {
+            switch self {
+            case .noCredentials(let what): return "NoCredentials(\(what))"
+            case .badCredentials(let what): return "InvalidProviderCredentials(\(what))"
+            }
+        }
+        /// The reason recorded for every target this failure affects.
+        public var reason: String {
+            switch self {
+            case .noCredentials: return "NoCredentials"
+            case .badCredentials: return "InvalidProviderCredentials"
+            }
+        }
+    }
+
+    private var apns: [String: APNsClient] = [:]
+    private var fcm: [String: FCMClient] = [:]
+    private let logger: Logger
+
+    public init(logger: Logger = Logger(label: "pushledger.providers")) { self.logger = logger }
+
+    static func setting(_ app: App, _ provider: String, _ profile: String?, _ key: String) -> String? {
+        if let profile, !profile.isEmpty, let v = app.settings["\(provider).\(profile).\(key)"]?.stringValue { return v }
+        return app.settings["\(provider).\(key)"]?.stringValue
+    }
+
+    static func hasProfile(_ app: App, _ provider: String, _ profile: String?) -> Bool {
+        guard let profile, !profile.isEmpty else { return false }
+        return app.settings.keys.contains { $0.hasPrefix("\(provider).\(profile).") }
+    }
+
+    /// The APNs client and topic for a target.
+    public func apnsClient(app: App, profile: String?, prod: String, topic requested: String?) throws(Failure)
+        -> (APNsClient, String)
+    {
+        let usesProfile = Self.hasProfile(app, "apns", profile)
+        let p = usesProfile ? profile : nil
+        func s(_ key: String) -> String? { Self.setting(app, "apns", p, key) }
+        let endpoint: String
+        if usesProfile {
+            endpoint = s("endpoint") ?? APNsConfiguration.production
+        } else if prod == "dev" {
+            endpoint = s("dev_endpoint") ?? APNsConfiguration.development
+        } else {
+            endpoint = s("endpoint") ?? APNsConfiguration.production
+        }
+        let authentication: APNsAuthentication
+        if let keyFile = s("key_file"), let keyId = s("key_id"), let teamId = s("team_id") {
+            authentication = .token(keyFile: keyFile, keyId: keyId, teamId: teamId)
+        } else if let cert = s("cert_file") {
+            authentication = .certificate(certificateFile: cert, keyFile: s("cert_key_file"), keyPassword: nil)
+        } else {
+            throw .noCredentials("apns key_file/key_id/team_id or cert_file for \(app.appId)")
+        }
+        guard let topic = requested ?? s("topic"), !topic.isEmpty else { throw .noCredentials("apns topic") }
+        let key = "\(app.appId)|\(endpoint)|\(authentication)|\(s("ca_file") ?? "")"
+        if let client = apns[key] { return (client, topic) }
+        let configuration = APNsConfiguration(
+            endpoint: endpoint, authentication: authentication, topic: topic, caFile: s("ca_file"))
+        do {
+            let client = try APNsClient(configuration: configuration, logger: logger)
+            apns[key] = client
+            return (client, topic)
+        } catch {
+            throw .badCredentials("\(error)")
+        }
+    }
+
+    public func fcmClient(app: App, profile: String?) throws(Failure) -> FCMClient {
+        let p = Self.hasProfile(app, "fcm", profile) ? profile : nil
+        func s(_ key: String) -> String? { Self.setting(app, "fcm", p, key) }
+        guard let account = s("service_account_file") else {
+            throw .noCredentials("fcm service_account_file for \(app.appId)")
+        }
+        let configuration = FCMConfiguration(
+            endpoint: s("endpoint") ?? FCMConfiguration.production, tokenEndpoint: s("token_endpoint"),
+            projectId: s("project_id"), serviceAccountFile: account, caFile: s("ca_file"))
+        let key = "\(app.appId)|\(configuration.endpoint)|\(account)|\(s("token_endpoint") ?? "")|\(s("project_id") ?? "")"
+        if let client = fcm[key] { return client }
+        do {
+            let client = try FCMClient(configuration: configuration, logger: logger)
+            fcm[key] = client
+            return client
+        } catch {
+            throw .badCredentials("\(error)")
+        }
+    }
+
+    public func shutdown() async {
+        for client in apns.values { await client.shutdown() }
+        for client in fcm.values { await client.shutdown() }
+        apns.removeAll()
+        fcm.removeAll()
+    }
+}

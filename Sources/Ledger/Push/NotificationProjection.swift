@@ -1,0 +1,69 @@
+import Postgres
+import PushCore
+
+/// Projects push streams into `notifications`, the push records (SPEC §4.5). Applied inline, so a push
+/// record is readable as soon as its request returns, and its counters are exact at every commit.
+public struct NotificationProjection: Projection {
+    public let name = "notifications"
+    public let tables = ["notifications"]
+
+    public init() {}
+
+    public func handles(_ eventType: String) -> Bool { PushEvent.all.contains(eventType) }
+
+    public func apply(_ event: RecordedEvent, on conn: PGConnection, schema: String) async throws {
+        let d = event.data
+        guard let pushId = d["objectId"]?.stringValue else { return }
+        let table = "\(schema).notifications"
+        let at = d["at"]?.stringValue
+        func setStatus(_ status: String) async throws {
+            try await conn.query(
+                """
+                UPDATE \(unsafeRaw: table) SET status = \(status), updated_at = \(at)::timestamptz
+                WHERE app_id = \(event.appId) AND object_id = \(pushId)
+                """)
+        }
+        switch event.type {
+        case PushEvent.requested:
+            let request = d["request"] ?? [:]
+            try await conn.query(
+                """
+                INSERT INTO \(unsafeRaw: table) (app_id, object_id, notification_id, data, where_query, prod, status,
+                    push_time, expiration_time, created_at, updated_at)
+                VALUES (\(event.appId), \(pushId), \(request["notification_id"]?.stringValue), \(request["data"] ?? [:])::jsonb,
+                    \(request["where"] ?? [:])::jsonb, \(request["prod"]?.stringValue ?? "prod"),
+                    \(d["status"]?.stringValue ?? PushEvent.Status.inQueue),
+                    \(request["push_time"]?.stringValue)::timestamptz, \(request["expiration_time"]?.stringValue)::timestamptz,
+                    \(at)::timestamptz, \(at)::timestamptz)
+                """)
+        case PushEvent.targeted:
+            let count = Int64(d["targets"]?.arrayValue?.count ?? 0)
+            try await conn.query(
+                """
+                UPDATE \(unsafeRaw: table) SET devices = devices + \(count), status = \(PushEvent.Status.inQueue),
+                    updated_at = \(at)::timestamptz
+                WHERE app_id = \(event.appId) AND object_id = \(pushId)
+                """)
+        case PushEvent.batchDelivered:
+            func n(_ key: String) -> Int64 { d[key]?.intValue ?? 0 }
+            try await conn.query(
+                """
+                UPDATE \(unsafeRaw: table) SET successes = successes + \(n("successes")), errors = errors + \(n("errors")),
+                    invalid_tokens = invalid_tokens + \(n("invalidTokens")),
+                    ios_successes = ios_successes + \(n("iosSuccesses")),
+                    android_successes = android_successes + \(n("androidSuccesses")), updated_at = \(at)::timestamptz
+                WHERE app_id = \(event.appId) AND object_id = \(pushId)
+                """)
+        case PushEvent.completed, PushEvent.expired:
+            try await setStatus(PushEvent.Status.done)
+        case PushEvent.failed:
+            try await setStatus(d["status"]?.stringValue ?? "failed")
+        case PushEvent.cancelled:
+            try await setStatus(PushEvent.Status.cancelled)
+        case PushEvent.deleted:
+            try await conn.query("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(event.appId) AND object_id = \(pushId)")
+        default:
+            break
+        }
+    }
+}

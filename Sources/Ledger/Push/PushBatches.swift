@@ -1,0 +1,144 @@
+import Foundation
+import Postgres
+import PushCore
+
+/// A batch a delivery worker has leased.
+public struct BatchClaim: Sendable {
+    public let appId: String
+    public let pushId: String
+    public let batchNo: Int
+    public let targets: [PushTarget]
+    public let request: PushRequest
+}
+
+/// What happened to one target.
+public enum TargetOutcome: Sendable, Hashable {
+    case delivered
+    /// The provider rejected the token for good: the installation is invalidated.
+    case invalidToken(reason: String, since: Date)
+    /// Counted as an error with its reason.
+    case failed(reason: String)
+}
+
+/// Leases batches to delivery workers and records their outcomes exactly once (SPEC §5, issue 3 point 3).
+/// A lease that expires (the worker died) makes the batch claimable again; only the first outcome recorded
+/// for a batch counts, so duplicates are limited to batches in flight and counters stay exact.
+public struct PushBatches: Sendable {
+    let store: EventStore
+
+    public init(store: EventStore) { self.store = store }
+
+    public func claim(owner: String, lease: Duration = .seconds(30), now: Date = Date()) async throws -> BatchClaim? {
+        let until = now.addingTimeInterval(Double(lease.components.seconds))
+        guard let row = try await store.pool.query(
+            """
+            UPDATE push_batches b SET claimed_by = \(owner), claimed_until = \(until)::timestamptz
+            FROM (SELECT app_id, push_id, batch_no FROM push_batches
+                  WHERE state = 'pending' AND (claimed_until IS NULL OR claimed_until < \(now)::timestamptz)
+                  ORDER BY created_at, batch_no LIMIT 1 FOR UPDATE SKIP LOCKED) c,
+                 push_jobs j
+            WHERE b.app_id = c.app_id AND b.push_id = c.push_id AND b.batch_no = c.batch_no
+              AND j.app_id = b.app_id AND j.push_id = b.push_id
+            RETURNING b.app_id, b.push_id, b.batch_no, b.targets, j.request
+            """).first
+        else { return nil }
+        let targets = (try row.json("targets").arrayValue ?? []).compactMap(PushTarget.init(json:))
+        return BatchClaim(
+            appId: try row.string("app_id"), pushId: try row.string("push_id"), batchNo: try row.int("batch_no"),
+            targets: targets, request: try PushRequest.stored(try row.json("request")))
+    }
+
+    /// Records a batch's outcomes: one `PushBatchDelivered`, an `InstallationInvalidated` per dead token,
+    /// and `PushCompleted` when it was the last batch. Returns false when the batch was already recorded
+    /// or cancelled (another worker finished it after this one's lease expired).
+    @discardableResult
+    public func record(_ claim: BatchClaim, outcomes: [TargetOutcome], now: Date = Date()) async throws -> Bool {
+        precondition(outcomes.count == claim.targets.count)
+        let stream = PushEvent.stream(claim.pushId)
+        let invalid = zip(claim.targets, outcomes).compactMap { t, o -> (PushTarget, String, Date)? in
+            if case .invalidToken(let reason, let since) = o { return (t, reason, since) }
+            return nil
+        }
+        let invalidStreams = invalid.map { t, _, _ in
+            t.objectId.isEmpty ? "token:\(t.token)" : InstallationEvent.stream(t.objectId)
+        }
+        return try await store.write(
+            appId: claim.appId, metadata: .system("delivery"), lockKeys: [stream] + invalidStreams
+        ) { tx in
+            let conn = tx.connection
+            let state = try await conn.query(
+                """
+                SELECT state FROM push_batches
+                WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
+                """).first?["state"]
+            guard state == "pending" else { return false }
+            let at = LeanDate.format(now)
+            var successes: Int64 = 0, ios: Int64 = 0, android: Int64 = 0, errors: Int64 = 0
+            var reasons: [String: Int64] = [:]
+            var failures: [String: JSON] = [:]
+            for (target, outcome) in zip(claim.targets, outcomes) {
+                switch outcome {
+                case .delivered:
+                    successes += 1
+                    if target.deviceType == PushPlatform.ios.rawValue { ios += 1 } else { android += 1 }
+                case .invalidToken(let reason, _), .failed(let reason):
+                    errors += 1
+                    reasons[reason, default: 0] += 1
+                    failures[target.objectId.isEmpty ? target.token : target.objectId] = .string(reason)
+                }
+            }
+            var events = [NewEvent(PushEvent.batchDelivered, [
+                "objectId": .string(claim.pushId), "batch": .int(Int64(claim.batchNo)), "at": .string(at),
+                "successes": .int(successes), "iosSuccesses": .int(ios), "androidSuccesses": .int(android),
+                "errors": .int(errors), "invalidTokens": .int(Int64(invalid.count)),
+                "reasons": .object(reasons.mapValues { .int($0) }), "failures": .object(failures),
+            ])]
+            try await conn.query(
+                """
+                UPDATE push_batches SET state = 'done'
+                WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
+                """)
+            let job = try await conn.query(
+                """
+                SELECT j.state, (SELECT count(*) FROM push_batches b WHERE b.app_id = j.app_id AND b.push_id = j.push_id
+                                 AND b.state = 'pending') AS pending
+                FROM push_jobs j WHERE j.app_id = \(claim.appId) AND j.push_id = \(claim.pushId)
+                """).first
+            if job?["state"] == "sending", job?["pending"] == "0" {
+                events.append(NewEvent(PushEvent.completed, ["objectId": .string(claim.pushId), "at": .string(at)]))
+                try await conn.query(
+                    "UPDATE push_jobs SET state = 'done' WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId)")
+            }
+            try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream), events)
+            for ((target, reason, since), key) in zip(invalid, invalidStreams) {
+                try await invalidate(target, reason: reason, since: since, stream: key, tx: tx)
+            }
+            return true
+        }
+    }
+
+    /// The installation goes (if it still has this token) and the token is remembered as invalid.
+    private func invalidate(_ target: PushTarget, reason: String, since: Date, stream: String, tx: LedgerTransaction)
+        async throws
+    {
+        var data: [String: JSON] = [
+            "objectId": .string(target.objectId), "token": .string(target.token), "reason": .string(reason),
+            "since": .string(LeanDate.format(since)), "at": .string(LeanDate.format(Date())),
+        ]
+        if !target.objectId.isEmpty {
+            let row = try await tx.connection.query(
+                """
+                SELECT version, coalesce(device_token, registration_id) AS token FROM installations
+                WHERE app_id = \(tx.appId) AND object_id = \(target.objectId)
+                """).first
+            // Re-registered with another token since it was targeted: nothing to invalidate.
+            guard let row, row["token"] == target.token else { return }
+            try await tx.append(stream: stream, expectedVersion: try row.int("version"),
+                [NewEvent(InstallationEvent.invalidated, .object(data))])
+        } else {
+            data["objectId"] = .string("")
+            try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
+                [NewEvent(InstallationEvent.invalidated, .object(data))])
+        }
+    }
+}

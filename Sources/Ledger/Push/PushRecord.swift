@@ -1,0 +1,33 @@
+import Foundation
+import Postgres
+import PushCore
+
+/// A row of `notifications`, rendered as LeanCloud's push record.
+public struct PushRecord: Sendable {
+    public let json: JSON
+
+    static let columns = """
+        object_id, notification_id, data, where_query, prod, status, devices, successes, errors, invalid_tokens,
+        ios_successes, android_successes, opens, push_time, expiration_time, created_at, updated_at
+        """
+
+    init(row: PGRow) throws {
+        var o: [String: JSON] = [
+            "objectId": .string(try row.string("object_id")), "data": try row.json("data"),
+            "where": try row.json("where_query"), "prod": .string(try row.string("prod")),
+            "status": .string(try row.string("status")),
+            "createdAt": .string(LeanDate.format(try row.date("created_at"))),
+            "updatedAt": .string(LeanDate.format(try row.date("updated_at"))),
+        ]
+        for (key, column) in [
+            ("devices", "devices"), ("successes", "successes"), ("errors", "errors"), ("invalidTokens", "invalid_tokens"),
+            ("iosSuccesses", "ios_successes"), ("androidSuccesses", "android_successes"), ("opens", "opens"),
+        ] {
+            o[key] = .int(try row.int64(column))
+        }
+        if let id = row["notification_id"] { o["notificationId"] = .string(id) }
+        if let t = row.optionalDate("push_time") { o["push_time"] = .string(LeanDate.format(t)) }
+        if let t = row.optionalDate("expiration_time") { o["expiration_time"] = .string(LeanDate.format(t)) }
+        json = .object(o)
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import Postgres
+import PushCore
+
+/// Push commands (each an event, with the fan-out work rows written in the same transaction) and the
+/// push-record queries (SPEC §4).
+public struct PushStore: Sendable {
+    let store: EventStore
+
+    public init(store: EventStore) { self.store = store }
+
+    public struct Accepted: Sendable {
+        public let objectId: String
+        public let createdAt: String
+    }
+
+    /// Records a push request. A `req_id` seen in the last five minutes answers the first request's
+    /// objectId and records nothing.
+    public func request(_ request: PushRequest, app: App, metadata: EventMetadata, now: Date = Date()) async throws
+        -> Accepted
+    {
+        let reqKey = request.requestId.map { "req:\($0)" }
+        let pushId = RandomID.make()
+        let stream = PushEvent.stream(pushId)
+        let at = LeanDate.format(now)
+        return try await store.write(appId: app.appId, metadata: metadata, lockKeys: [reqKey, stream].compactMap { $0 }) { tx in
+            let conn = tx.connection
+            if let requestId = request.requestId {
+                let seen = try await conn.query(
+                    """
+                    SELECT r.push_id, n.created_at FROM push_request_ids r
+                    LEFT JOIN notifications n ON n.app_id = r.app_id AND n.object_id = r.push_id
+                    WHERE r.app_id = \(app.appId) AND r.req_id = \(requestId)
+                      AND r.created_at > \(now)::timestamptz - interval '5 minutes'
+                    """)
+                if let row = seen.first {
+                    let created = row.optionalDate("created_at").map(LeanDate.format) ?? at
+                    return Accepted(objectId: try row.string("push_id"), createdAt: created)
+                }
+            }
+            if request.isScheduled {
+                let pending = try await conn.query(
+                    "SELECT count(*) AS n FROM push_jobs WHERE app_id = \(app.appId) AND state = 'scheduled'")[0].int("n")
+                guard pending < app.intSetting("max_scheduled") else {
+                    throw LeanError.invalidParameter(
+                        "Too many scheduled pushes: at most \(app.intSetting("max_scheduled")) may wait at once.")
+                }
+            }
+            var events = [NewEvent(PushEvent.requested, [
+                "objectId": .string(pushId), "request": request.json, "at": .string(at),
+                "status": .string(request.isScheduled ? PushEvent.Status.scheduled : PushEvent.Status.inQueue),
+            ])]
+            var state = request.isScheduled ? "scheduled" : "targeting"
+            var batches = 0
+            if case .devices(let platform, let ids) = request.audience {
+                let targets = try await Self.deviceTargets(appId: app.appId, platform: platform, ids: ids, on: conn)
+                events.append(NewEvent(PushEvent.targeted, [
+                    "objectId": .string(pushId), "batch": 0, "targets": .array(targets.map(\.json)), "at": .string(at),
+                ]))
+                events.append(NewEvent(PushEvent.targetingCompleted, [
+                    "objectId": .string(pushId), "devices": .int(Int64(targets.count)), "batches": 1, "at": .string(at),
+                ]))
+                if targets.isEmpty {
+                    events.append(NewEvent(PushEvent.completed, ["objectId": .string(pushId), "at": .string(at)]))
+                    state = "done"
+                } else {
+                    state = "sending"
+                    batches = 1
+                    try await PushWork.insertBatch(appId: app.appId, pushId: pushId, number: 0, targets: targets, on: conn)
+                }
+            }
+            try await tx.append(stream: stream, expectedVersion: 0, events)
+            try await conn.query(
+                """
+                INSERT INTO push_jobs (app_id, push_id, state, send_at, expires_at, request, batches)
+                VALUES (\(app.appId), \(pushId), \(state), \(request.isScheduled ? request.pushTime! : now)::timestamptz,
+                        \(request.expiration)::timestamptz, \(request.json)::jsonb, \(batches))
+                """)
+            if let requestId = request.requestId {
+                try await conn.query(
+                    """
+                    INSERT INTO push_request_ids (app_id, req_id, push_id, created_at) VALUES
+                        (\(app.appId), \(requestId), \(pushId), \(now)::timestamptz)
+                    ON CONFLICT (app_id, req_id) DO UPDATE SET push_id = excluded.push_id, created_at = excluded.created_at
+                    """)
+            }
+            return Accepted(objectId: pushId, createdAt: at)
+        }
+    }
+
+    /// `/push/devices` targets: iOS ids are device tokens; Android ids are registrationIds or installationIds.
+    /// Tokens a provider declared invalid are dropped.
+    static func deviceTargets(appId: String, platform: PushPlatform, ids: [String], on conn: PGConnection) async throws
+        -> [PushTarget]
+    {
+        let unique = Array(NSOrderedSet(array: ids)) as! [String]
+        let known = try await conn.query(
+            """
+            SELECT object_id, installation_id, device_token, registration_id, device_profile, badge FROM installations
+            WHERE app_id = \(appId) AND device_type = \(platform.rawValue)
+              AND (device_token = ANY(\(unique)::text[]) OR installation_id = ANY(\(unique)::text[])
+                   OR registration_id = ANY(\(unique)::text[]))
+            """)
+        var byId: [String: PGRow] = [:]
+        for row in known {
+            for key in ["device_token", "installation_id", "registration_id"] { if let v = row[key] { byId[v] = row } }
+        }
+        let invalid = Set(try await conn.query(
+            "SELECT token FROM invalid_tokens WHERE app_id = \(appId) AND token = ANY(\(unique)::text[])"
+        ).map { try $0.string("token") })
+        var targets: [PushTarget] = []
+        for id in unique {
+            let row = byId[id]
+            let token = platform == .ios ? id : (row?["registration_id"] ?? (row == nil ? id : ""))
+            if invalid.contains(token) { continue }
+            targets.append(PushTarget(
+                objectId: row?["object_id"] ?? "", deviceType: platform.rawValue, token: token,
+                profile: row?["device_profile"], badge: nil))
+        }
+        return targets
+    }
+
+    /// Cancels a scheduled push by its schedule id (`DELETE /1.1/scheduledPushMessages/:id`).
+    public func cancelScheduled(appId: String, scheduleId: Int64, metadata: EventMetadata) async throws {
+        let found = try await store.pool.query(
+            "SELECT push_id FROM push_jobs WHERE app_id = \(appId) AND schedule_id = \(scheduleId) AND state = 'scheduled'")
+        guard let pushId = found.first?["push_id"] else { throw LeanError.notFound("No scheduled push with id \(scheduleId).") }
+        try await cancel(appId: appId, pushId: pushId, onlyScheduled: true, delete: false, metadata: metadata)
+    }
+
+    /// `DELETE /1.1/notifications/:id`: cancels what is still queued and removes the record.
+    public func delete(appId: String, pushId: String, metadata: EventMetadata) async throws {
+        try await cancel(appId: appId, pushId: pushId, onlyScheduled: false, delete: true, metadata: metadata)
+    }
+
+    private func cancel(appId: String, pushId: String, onlyScheduled: Bool, delete: Bool, metadata: EventMetadata)
+        async throws
+    {
+        let stream = PushEvent.stream(pushId)
+        try await store.write(appId: appId, metadata: metadata, lockKeys: [stream]) { tx in
+            let conn = tx.connection
+            let version = try await tx.currentVersion(of: stream)
+            let exists = try await conn.query(
+                "SELECT 1 FROM notifications WHERE app_id = \(appId) AND object_id = \(pushId)").count == 1
+            guard version > 0, exists else { throw LeanError.notFound("No push with id \(pushId).") }
+            let job = try await conn.query("SELECT state FROM push_jobs WHERE app_id = \(appId) AND push_id = \(pushId)").first
+            let state = job?["state"] ?? "done"
+            if onlyScheduled && state != "scheduled" { throw LeanError.notFound("The push is no longer scheduled.") }
+            let at = LeanDate.format(Date())
+            var events: [NewEvent] = []
+            if state != "done" && state != "cancelled" {
+                let pending = try await conn.query(
+                    """
+                    UPDATE push_batches SET state = 'cancelled'
+                    WHERE app_id = \(appId) AND push_id = \(pushId) AND state = 'pending'
+                    """).affectedRows
+                try await conn.query("UPDATE push_jobs SET state = 'cancelled' WHERE app_id = \(appId) AND push_id = \(pushId)")
+                events.append(NewEvent(PushEvent.cancelled, [
+                    "objectId": .string(pushId), "at": .string(at), "previousState": .string(state),
+                    "cancelledBatches": .int(Int64(pending)),
+                ]))
+            }
+            if delete { events.append(NewEvent(PushEvent.deleted, ["objectId": .string(pushId), "at": .string(at)])) }
+            try await tx.append(stream: stream, expectedVersion: version, events)
+        }
+    }
+
+    public func get(appId: String, pushId: String) async throws -> PushRecord? {
+        try await store.pool.query(
+            "SELECT \(unsafeRaw: PushRecord.columns) FROM notifications WHERE app_id = \(appId) AND object_id = \(pushId)"
+        ).first.map(PushRecord.init)
+    }
+
+    public func list(appId: String, limit: Int, skip: Int) async throws -> [PushRecord] {
+        try await store.pool.query(
+            """
+            SELECT \(unsafeRaw: PushRecord.columns) FROM notifications WHERE app_id = \(appId)
+            ORDER BY created_at DESC, object_id LIMIT \(limit) OFFSET \(skip)
+            """
+        ).map(PushRecord.init)
+    }
+
+    /// LeanCloud's `scheduledPushMessages` shape.
+    public func scheduled(appId: String) async throws -> [JSON] {
+        try await store.pool.query(
+            """
+            SELECT schedule_id, send_at, request, created_at FROM push_jobs
+            WHERE app_id = \(appId) AND state = 'scheduled' ORDER BY send_at, schedule_id
+            """
+        ).map { row in
+            let sendAt = try row.date("send_at")
+            return [
+                "id": .int(try row.int64("schedule_id")), "expire_time": .int(Int64(sendAt.timeIntervalSince1970 * 1000)),
+                "push_msg": try row.json("request"), "createdAt": .string(LeanDate.format(try row.date("created_at"))),
+            ]
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import PushCore
+
+/// One device a push goes to, as recorded in `PushTargeted` events and batch rows.
+public struct PushTarget: Sendable, Hashable {
+    public var objectId: String
+    public var deviceType: String
+    /// APNs device token or FCM registration id; empty when the device has no delivery channel.
+    public var token: String
+    public var profile: String?
+    /// The badge to send when the push increments badges.
+    public var badge: Int64?
+
+    public init(objectId: String, deviceType: String, token: String, profile: String?, badge: Int64?) {
+        self.objectId = objectId
+        self.deviceType = deviceType
+        self.token = token
+        self.profile = profile
+        self.badge = badge
+    }
+
+    public var json: JSON {
+        var o: [String: JSON] = ["o": .string(objectId), "t": .string(deviceType), "k": .string(token)]
+        if let profile, !profile.isEmpty { o["p"] = .string(profile) }
+        if let badge { o["b"] = .int(badge) }
+        return .object(o)
+    }
+
+    public init?(json: JSON) {
+        guard let o = json["o"]?.stringValue, let t = json["t"]?.stringValue, let k = json["k"]?.stringValue else {
+            return nil
+        }
+        self.init(objectId: o, deviceType: t, token: k, profile: json["p"]?.stringValue, badge: json["b"]?.intValue)
+    }
+}

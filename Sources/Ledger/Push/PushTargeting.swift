@@ -1,0 +1,170 @@
+import Foundation
+import Postgres
+import PushCore
+
+/// Advances due pushes one keyset page at a time (SPEC §4.3). Each page is one transaction: the targets are
+/// appended as a `PushTargeted` event, written as a batch row, and the job's cursor moves, all or nothing,
+/// so a crash resumes exactly where the last committed page ended and memory stays flat for any audience.
+public struct PushTargeting: Sendable {
+    let store: EventStore
+    let pageSize: Int
+
+    public init(store: EventStore, pageSize: Int = PushEvent.batchSize) {
+        self.store = store
+        self.pageSize = pageSize
+    }
+
+    /// Pushes whose time has come and which still need targeting.
+    public func dueJobs(now: Date, limit: Int = 16) async throws -> [(appId: String, pushId: String)] {
+        try await store.pool.query(
+            """
+            SELECT app_id, push_id FROM push_jobs
+            WHERE state IN ('scheduled', 'targeting') AND send_at <= \(now)::timestamptz
+            ORDER BY send_at LIMIT \(limit)
+            """
+        ).map { (try $0.string("app_id"), try $0.string("push_id")) }
+    }
+
+    /// Targets one page of a push. Returns true while more pages remain.
+    @discardableResult
+    public func step(app: App, pushId: String, now: Date = Date()) async throws -> Bool {
+        let stream = PushEvent.stream(pushId)
+        let metadata = EventMetadata.system("fan-out")
+        return try await store.write(appId: app.appId, metadata: metadata, lockKeys: [stream]) { tx in
+            let conn = tx.connection
+            guard let job = try await conn.query(
+                """
+                SELECT state, send_at, expires_at, request, cursor_object_id, batches, targeted FROM push_jobs
+                WHERE app_id = \(app.appId) AND push_id = \(pushId)
+                """).first,
+                let state = job["state"], state == "scheduled" || state == "targeting",
+                try job.date("send_at") <= now
+            else { return false }
+            let request = try PushRequest.stored(try job.json("request"))
+            let at = LeanDate.format(now)
+            let base: [String: JSON] = ["objectId": .string(pushId), "at": .string(at)]
+            let version = try await tx.currentVersion(of: stream)
+
+            if let expires = job.optionalDate("expires_at"), expires <= now {
+                try await tx.append(stream: stream, expectedVersion: version, [NewEvent(PushEvent.expired, .object(base))])
+                try await finish(app.appId, pushId, state: "done", on: conn)
+                return false
+            }
+            guard case .query(let whereJSON) = request.audience else { return false }
+            let condition = try Self.targetCondition(app: app, whereJSON: whereJSON, now: now)
+            let cursor = job["cursor_object_id"]
+            if cursor == nil, request.prod == "dev" {
+                let total = try await conn.query("SELECT count(*) AS n FROM installations WHERE \(condition)")[0].int("n")
+                if total > PushEvent.devProfileLimit {
+                    var failed = base
+                    failed["status"] = .string(PushEvent.Status.devLimit)
+                    failed["devices"] = .int(Int64(total))
+                    try await tx.append(stream: stream, expectedVersion: version, [NewEvent(PushEvent.failed, .object(failed))])
+                    try await finish(app.appId, pushId, state: "done", on: conn)
+                    return false
+                }
+            }
+            let rows = try await conn.query(
+                """
+                SELECT object_id, device_type, device_token, registration_id, device_profile, badge FROM installations
+                WHERE \(condition) AND object_id > \(cursor ?? "")
+                ORDER BY object_id LIMIT \(pageSize)
+                """)
+            let pushData = try PushData(request.data)
+            var targets: [PushTarget] = []
+            for row in rows {
+                let type = try row.string("device_type")
+                guard let platform = PushPlatform(rawValue: type), pushData.content(for: platform) != nil else { continue }
+                let token = (platform == .ios ? row["device_token"] : row["registration_id"]) ?? ""
+                targets.append(PushTarget(
+                    objectId: try row.string("object_id"), deviceType: type, token: token,
+                    profile: row["device_profile"], badge: nil))
+            }
+            var events: [NewEvent] = []
+            if pushData.usesBadgeIncrement(for: .ios) {
+                targets = try await incrementBadges(targets, tx: tx, at: at)
+            }
+            let batchNo = try job.int("batches")
+            if !targets.isEmpty {
+                var targeted = base
+                targeted["batch"] = .int(Int64(batchNo))
+                targeted["targets"] = .array(targets.map(\.json))
+                events.append(NewEvent(PushEvent.targeted, .object(targeted)))
+                try await PushWork.insertBatch(appId: app.appId, pushId: pushId, number: batchNo, targets: targets, on: conn)
+            }
+            let batches = batchNo + (targets.isEmpty ? 0 : 1)
+            let devices = try job.int64("targeted") + Int64(targets.count)
+            let more = rows.count == pageSize
+            var nextState = "targeting"
+            if !more {
+                var completed = base
+                completed["devices"] = .int(devices)
+                completed["batches"] = .int(Int64(batches))
+                events.append(NewEvent(PushEvent.targetingCompleted, .object(completed)))
+                let pending = try await conn.query(
+                    """
+                    SELECT count(*) AS n FROM push_batches
+                    WHERE app_id = \(app.appId) AND push_id = \(pushId) AND state = 'pending'
+                    """)[0].int("n")
+                if pending == 0 {
+                    events.append(NewEvent(PushEvent.completed, .object(base)))
+                    nextState = "done"
+                } else {
+                    nextState = "sending"
+                }
+            }
+            try await tx.append(stream: stream, expectedVersion: version, events)
+            try await conn.query(
+                """
+                UPDATE push_jobs SET state = \(nextState), cursor_object_id = \(rows.last?["object_id"] ?? cursor),
+                    batches = \(batches), targeted = \(devices)
+                WHERE app_id = \(app.appId) AND push_id = \(pushId)
+                """)
+            return more
+        }
+    }
+
+    /// The SQL condition for "valid installations of this app matching `where`" (SPEC §4.3).
+    public static func targetCondition(app: App, whereJSON: JSON, now: Date) throws -> PGQuery {
+        let compiled: BoundSQL
+        do {
+            compiled = try WhereCompiler(schema: .installations).compile(whereJSON)
+        } catch {
+            throw LeanError(error.code, error.message)
+        }
+        let ttlDays = max(1, app.intSetting("installation_ttl_days"))
+        let oldest = now.addingTimeInterval(-Double(ttlDays) * 86400)
+        return "app_id = \(app.appId) AND valid AND updated_at > \(oldest)::timestamptz AND (\(compiled))"
+    }
+
+    /// `badge: "Increment"`: each iOS target's stored badge goes up by one (an event per installation) and
+    /// the new value is what the device is sent.
+    private func incrementBadges(_ targets: [PushTarget], tx: LedgerTransaction, at: String) async throws -> [PushTarget] {
+        let ios = targets.filter { $0.deviceType == PushPlatform.ios.rawValue }.map(\.objectId)
+        guard !ios.isEmpty else { return targets }
+        try await tx.lock(ios.map(InstallationEvent.stream))
+        let rows = try await tx.connection.query(
+            """
+            SELECT object_id, badge, version FROM installations
+            WHERE app_id = \(tx.appId) AND object_id = ANY(\(ios)::text[])
+            """)
+        var newBadge: [String: Int64] = [:]
+        for row in rows {
+            let id = try row.string("object_id")
+            let badge = (row.optionalInt64("badge") ?? 0) + 1
+            newBadge[id] = badge
+            try await tx.append(
+                stream: InstallationEvent.stream(id), expectedVersion: try row.int("version"),
+                [NewEvent(InstallationEvent.badgeIncremented, ["objectId": .string(id), "badge": .int(badge), "at": .string(at)])])
+        }
+        return targets.map { t in
+            var t = t
+            if let b = newBadge[t.objectId] { t.badge = b }
+            return t
+        }
+    }
+
+    private func finish(_ appId: String, _ pushId: String, state: String, on conn: PGConnection) async throws {
+        try await conn.query("UPDATE push_jobs SET state = \(state) WHERE app_id = \(appId) AND push_id = \(pushId)")
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+
+/// A validated `POST /1.1/push` or `/1.1/push/devices` request (SPEC §4.1, §4.2). Times are resolved
+/// against `now`, so the same body always means the same thing in the log.
+public struct PushRequest: Sendable, Equatable {
+    public enum Audience: Sendable, Equatable {
+        /// Installations matching `where` (with `channels` folded in).
+        case query(JSON)
+        /// Explicit device ids of one platform: deviceTokens, registrationIds or installationIds.
+        case devices(platform: PushPlatform, ids: [String])
+    }
+
+    public var data: JSON
+    public var audience: Audience
+    public var pushTime: Date?
+    public var expiration: Date?
+    public var notificationId: String?
+    public var requestId: String?
+    public var prod: String
+    public var topic: String?
+    public var apnsTeamId: String?
+    public var deviceProfile: String?
+    public var flowControl: Int?
+    /// True when `push_time` is at least a minute ahead: the push waits in the schedule.
+    public var isScheduled: Bool
+
+    public static let maxDeviceIds = 500
+    public static let minimumFlowControl = 1000
+
+    /// The stored form, replayed by workers and shown in `scheduledPushMessages`.
+    public var json: JSON {
+        var o: [String: JSON] = ["data": data, "prod": .string(prod)]
+        switch audience {
+        case .query(let w): o["where"] = w
+        case .devices(let platform, let ids):
+            o["device_type"] = .string(platform.rawValue)
+            o["device_ids"] = .array(ids.map { .string($0) })
+        }
+        if let pushTime { o["push_time"] = .string(LeanDate.format(pushTime)) }
+        if let expiration { o["expiration_time"] = .string(LeanDate.format(expiration)) }
+        if let notificationId { o["notification_id"] = .string(notificationId) }
+        if let requestId { o["req_id"] = .string(requestId) }
+        if let topic { o["topic"] = .string(topic) }
+        if let apnsTeamId { o["apns_team_id"] = .string(apnsTeamId) }
+        if let deviceProfile { o["device_profile"] = .string(deviceProfile) }
+        if let flowControl { o["flow_control"] = .int(Int64(flowControl)) }
+        return .object(o)
+    }
+
+    /// Parses a `/push` body. `devicesEndpoint` selects the `/push/devices` shape.
+    public static func parse(_ body: [String: JSON], devicesEndpoint: Bool, headerProd: String?, now: Date)
+        throws(LeanError) -> PushRequest
+    {
+        guard let data = body["data"], !data.isNull else { throw .invalidParameter("Missing push data.") }
+        do {
+            _ = try PushData(data)
+        } catch {
+            throw error.leanError
+        }
+        let audience: Audience
+        if devicesEndpoint {
+            guard let type = body["device_type"]?.stringValue, let platform = PushPlatform(rawValue: type) else {
+                throw .invalidParameter("device_type must be ios or android.")
+            }
+            guard let list = body["device_ids"]?.arrayValue, !list.isEmpty, list.count <= maxDeviceIds else {
+                throw .invalidParameter("device_ids must be an array of 1 to \(maxDeviceIds) ids.")
+            }
+            var ids: [String] = []
+            for item in list {
+                guard let id = item.stringValue, !id.isEmpty else { throw .invalidParameter("device_ids must be strings.") }
+                if platform == .ios, !InstallationFields.isValidDeviceToken(id) {
+                    throw .invalidDeviceToken("Invalid device token: \(id).")
+                }
+                ids.append(platform == .ios ? id.lowercased() : id)
+            }
+            audience = .devices(platform: platform, ids: ids)
+        } else {
+            var conditions: [JSON] = []
+            if let w = body["where"], !w.isNull {
+                guard let o = w.objectValue else { throw .invalidQuery("where must be a JSON object.") }
+                if !o.isEmpty { conditions.append(w) }
+            }
+            if let c = body["channels"], !c.isNull {
+                guard let list = c.arrayValue else { throw .invalidParameter("channels must be an array.") }
+                for item in list {
+                    guard let name = item.stringValue, InstallationFields.isValidChannel(name) else {
+                        throw .invalidChannel(item.stringValue ?? item.encoded())
+                    }
+                }
+                conditions.append(["channels": ["$in": c]])
+            }
+            switch conditions.count {
+            case 0: audience = .query([:])
+            case 1: audience = .query(conditions[0])
+            default: audience = .query(["$and": .array(conditions)])
+            }
+        }
+        var pushTime: Date?
+        if let value = body["push_time"], !value.isNull {
+            pushTime = try date(value, field: "push_time")
+        }
+        let isScheduled = pushTime.map { $0.timeIntervalSince(now) >= 60 } ?? false
+        var expiration: Date?
+        if let value = body["expiration_time"], !value.isNull {
+            expiration = try date(value, field: "expiration_time")
+        }
+        if let value = body["expiration_interval"], !value.isNull {
+            guard let seconds = value.doubleValue ?? value.stringValue.flatMap(Double.init), seconds > 0 else {
+                throw .invalidParameter("expiration_interval must be a positive number of seconds.")
+            }
+            expiration = (isScheduled ? pushTime! : now).addingTimeInterval(seconds)
+        }
+        if let expiration, let pushTime, isScheduled, expiration <= pushTime {
+            throw .invalidParameter("expiration_time must be after push_time.")
+        }
+        let notificationId = try shortId(body["notification_id"], field: "notification_id")
+        let requestId = try shortId(body["req_id"], field: "req_id")
+        var prod = headerProd == "0" ? "dev" : "prod"
+        if let value = body["prod"], !value.isNull {
+            guard let p = value.stringValue, p == "dev" || p == "prod" else {
+                throw .invalidParameter("prod must be dev or prod.")
+            }
+            prod = p
+        }
+        var flow: Int?
+        if let value = body["flow_control"], !value.isNull {
+            guard let n = value.intValue, n > 0 else { throw .invalidParameter("flow_control must be a positive integer.") }
+            flow = max(Int(n), minimumFlowControl)
+        }
+        let profile = body["device_profile"]?.stringValue
+        if let profile, !InstallationFields.isValidDeviceProfile(profile) {
+            throw .invalidParameter("Invalid device_profile.")
+        }
+        return PushRequest(
+            data: data, audience: audience, pushTime: pushTime, expiration: expiration,
+            notificationId: notificationId, requestId: requestId, prod: prod, topic: body["topic"]?.stringValue,
+            apnsTeamId: body["apns_team_id"]?.stringValue, deviceProfile: profile, flowControl: flow,
+            isScheduled: isScheduled)
+    }
+
+    /// Rebuilds a request from its stored `json`.
+    public static func stored(_ json: JSON) throws(LeanError) -> PushRequest {
+        guard let o = json.objectValue else { throw .invalidParameter("stored push request is not an object") }
+        let devices = o["device_type"] != nil
+        var request = try parse(o, devicesEndpoint: devices, headerProd: nil, now: .distantPast)
+        if let t = o["push_time"]?.stringValue { request.pushTime = LeanDate.parse(t) }
+        if let t = o["expiration_time"]?.stringValue { request.expiration = LeanDate.parse(t) }
+        request.isScheduled = false
+        return request
+    }
+
+    static func date(_ value: JSON, field: String) throws(LeanError) -> Date {
+        if let s = value.stringValue, let d = LeanDate.parse(s) { return d }
+        if let s = value["iso"]?.stringValue, let d = LeanDate.parse(s) { return d }
+        throw .invalidParameter("\(field) must be an ISO 8601 date.")
+    }
+
+    static func shortId(_ value: JSON?, field: String) throws(LeanError) -> String? {
+        guard let value, !value.isNull else { return nil }
+        guard let s = value.stringValue, !s.isEmpty, s.utf8.count <= 16,
+            s.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) })
+        else { throw .invalidParameter("\(field) must be 1 to 16 letters or digits.") }
+        return s
+    }
+}

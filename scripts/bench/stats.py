@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Helpers for scripts/bench-installations.
+
+  stats.py cpu SERVER_PID POSTMASTER_PID   -> "server_s postgres_s busy_s all_s" (cumulative CPU seconds)
+  stats.py cpudiff BEFORE AFTER            -> "server_cores postgres_cores other_cores idle_cores wall_s" over the interval
+  stats.py pgblog FILE...                  -> "p50_ms p99_ms count" from pgbench -l per-transaction logs
+  stats.py median X...                     -> the median
+"""
+import glob, os, statistics, sys, time
+
+TCK = os.sysconf("SC_CLK_TCK")
+
+
+def proc_stat(pid):
+    """(ppid, utime+stime, cutime+cstime) in ticks, or None if the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            s = f.read()
+    except OSError:
+        return None
+    fields = s[s.rindex(")") + 2:].split()  # fields from 'state' (field 3) on
+    ppid = int(fields[1])
+    own = int(fields[11]) + int(fields[12])  # utime, stime
+    children = int(fields[13]) + int(fields[14])  # cutime, cstime (reaped children)
+    return ppid, own, children
+
+
+def cpu(server_pid, pm_pid):
+    server = proc_stat(server_pid)
+    server_t = server[1] if server else 0
+    pm = proc_stat(pm_pid)
+    pg_t = (pm[1] + pm[2]) if pm else 0
+    # Live backends and auxiliary processes; exited ones are already in the postmaster's cutime/cstime.
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            st = proc_stat(d)
+            if st and st[0] == pm_pid:
+                pg_t += st[1]
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + v[4]  # idle + iowait
+    total = sum(v[:8])  # user..steal (guest is already in user)
+    print(f"{server_t / TCK:.2f} {pg_t / TCK:.2f} {(total - idle) / TCK:.2f} {total / TCK:.2f} {time.time():.3f}")
+
+
+def cpudiff(before, after):
+    b = [float(x) for x in before.split()]
+    a = [float(x) for x in after.split()]
+    wall = a[4] - b[4]
+    server, pg, busy, total = (a[i] - b[i] for i in range(4))
+    other = max(busy - server - pg, 0.0)
+    print(f"{server / wall:.2f} {pg / wall:.2f} {other / wall:.2f} {(total - busy) / wall:.2f} {wall:.1f}")
+
+
+def pgblog(files):
+    lat = []
+    for name in files:
+        with open(name) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 3 and parts[2].isdigit():  # skipped/failed transactions log a word here
+                    lat.append(int(parts[2]))
+    if not lat:
+        print("nan nan 0")
+        return
+    lat.sort()
+    pct = lambda p: lat[min(len(lat) - 1, int(len(lat) * p / 100))] / 1000.0
+    print(f"{pct(50):.2f} {pct(99):.2f} {len(lat)}")
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "cpu":
+        cpu(int(args[0]), int(args[1]))
+    elif cmd == "cpudiff":
+        cpudiff(args[0], args[1])
+    elif cmd == "pgblog":
+        pgblog([f for a in args for f in glob.glob(a)])
+    elif cmd == "median":
+        print(f"{statistics.median(float(x) for x in args):.2f}")
+    else:
+        sys.exit(f"unknown command {cmd}")
+
+
+main()
