@@ -26,7 +26,7 @@ public enum PushLedgerServer {
         let listener = NotificationWakeService(url: config.databaseURL, signal: wakeups)
         let fanOut = FanOutService(
             events: ledger.events, apps: ledger.apps, providers: ProviderRegistry(logger: logger), wakeups: wakeups,
-            senders: config.senders, logger: logger)
+            senders: config.senders, batchLease: config.batchLease, logger: logger)
         var services: [any Service] = [app, listener, fanOut]
         services += ledger.projectorRunners(wakeups: wakeups)
         let group = ServiceGroup(

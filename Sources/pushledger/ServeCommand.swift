@@ -11,11 +11,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on") var host = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free one)") var port = 8080
     @Option(help: "PostgreSQL connections in the pool") var connections = 16
+    @Option(help: "Concurrent batch senders of the fan-out") var senders = 4
+    @Option(name: .customLong("batch-lease-seconds"), help: "How long a dead sender's batch waits before others retry it")
+    var batchLease = 30
 
     func run() async throws {
         var logger = Logger(label: "pushledger")
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
-        let config = ServerConfiguration(databaseURL: try database.url(), host: host, port: port, maxConnections: connections)
+        var config = ServerConfiguration(databaseURL: try database.url(), host: host, port: port, maxConnections: connections)
+        config.senders = max(1, senders)
+        config.batchLease = .seconds(max(1, batchLease))
         try await PushLedgerServer.run(config, logger: logger) { port in
             // One machine-readable line, so scripts and tests can find the port.
             let line = "{\"listening\":{\"host\":\"\(host)\",\"port\":\(port)}}\n"

@@ -27,7 +27,9 @@ public struct PushRoutes: Sendable {
         if !context.isMaster && !app.boolSetting("client_push") {
             throw LeanError.forbidden("Pushes from clients are not allowed; use the master key or enable client_push.")
         }
-        let body = try await request.jsonObject(limit: APILimits.maxPushBodyBytes)
+        // /push bodies are capped at 4096 bytes (SPEC §4.1); a device list of 500 tokens needs more, and its
+        // payload is still held to the provider's size limit.
+        let body = try await request.jsonObject(limit: devices ? APILimits.maxBodyBytes : APILimits.maxPushBodyBytes)
         let headerProd = HTTPField.Name("X-LC-Prod").flatMap { request.headers[$0] }
         let parsed = try PushRequest.parse(body, devicesEndpoint: devices, headerProd: headerProd, now: Date())
         if case .query(let whereJSON) = parsed.audience {

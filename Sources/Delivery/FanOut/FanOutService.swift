@@ -14,10 +14,12 @@ public struct FanOutService: Service {
     let providers: ProviderRegistry
     let wakeups: WakeSignal
     let senders: Int
+    let batchLease: Duration
     let owner: String
     let logger: Logger
 
     public init(events: EventStore, apps: AppStore, providers: ProviderRegistry, wakeups: WakeSignal, senders: Int = 4,
+        batchLease: Duration = .seconds(30),
         logger: Logger = Logger(label: "pushledger.fanout")) {
         self.targeting = PushTargeting(store: events)
         self.batches = PushBatches(store: events)
@@ -26,6 +28,7 @@ public struct FanOutService: Service {
         self.providers = providers
         self.wakeups = wakeups
         self.senders = senders
+        self.batchLease = batchLease
         self.owner = "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(RandomID.make(length: 8))"
         self.logger = logger
     }
@@ -65,7 +68,7 @@ public struct FanOutService: Service {
     }
 
     func sendOneBatch() async throws -> Bool {
-        guard let claim = try await batches.claim(owner: owner) else { return false }
+        guard let claim = try await batches.claim(owner: owner, lease: batchLease) else { return false }
         guard let app = try await apps.find(claim.appId) else { return true }
         let outcomes = await sender.send(claim, app: app)
         try await batches.record(claim, outcomes: outcomes)
