@@ -12,6 +12,10 @@ public final class PGConnection: @unchecked Sendable {
     public let id: Int
     /// Set when the connection failed at the socket level; the pool then discards it.
     public private(set) var isBroken = false
+    /// Statement text → server-side prepared statement name. Touched only on `queue`. Parameterised
+    /// statements are prepared once per connection, so the server parses and plans them once.
+    private var prepared: [String: String] = [:]
+    private static let maxPrepared = 512
 
     private static let counter = LockedCounter()
 
@@ -55,8 +59,21 @@ public final class PGConnection: @unchecked Sendable {
     @discardableResult
     public func query(_ query: PGQuery) async throws -> PGRows {
         try await onQueue { conn in
+            guard !query.binds.isEmpty else {
+                return try self.consume(PQexecParams(conn, query.sql, 0, nil, nil, nil, nil, 0), conn: conn)
+            }
+            var name = self.prepared[query.sql]
+            if name == nil, self.prepared.count < Self.maxPrepared {
+                let candidate = "pl_\(self.prepared.count)"
+                _ = try self.consume(PQprepare(conn, candidate, query.sql, Int32(query.binds.count), nil), conn: conn)
+                self.prepared[query.sql] = candidate
+                name = candidate
+            }
             let result = Self.withCStrings(query.binds) { values in
-                PQexecParams(conn, query.sql, Int32(values.count), nil, values, nil, nil, 0)
+                if let name {
+                    return PQexecPrepared(conn, name, Int32(values.count), values, nil, nil, 0)
+                }
+                return PQexecParams(conn, query.sql, Int32(values.count), nil, values, nil, nil, 0)
             }
             return try self.consume(result, conn: conn)
         }

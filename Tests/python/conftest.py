@@ -224,3 +224,124 @@ def token():
 @pytest.fixture
 def channel():
     return new_channel
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Provider simulator (`pushledger simulate`) and an app pointed at it, for the push tests (SPEC §4–5).
+
+APNS_KEY_ID = "PYKEY" + secrets.token_hex(3).upper()
+APNS_TEAM_ID = "PYTEAM" + secrets.token_hex(2).upper()
+APNS_TOPIC = "com.example.app"
+
+
+def _openssl_pkcs8(out, *genkey):
+    """Generates a key with the openssl CLI and stores it as unencrypted PKCS#8 PEM."""
+    key = subprocess.run(["openssl", *genkey], capture_output=True, check=True, timeout=60).stdout
+    subprocess.run(["openssl", "pkcs8", "-topk8", "-nocrypt", "-out", str(out)],
+                   input=key, capture_output=True, check=True, timeout=60)
+    return out
+
+
+@dataclasses.dataclass
+class Simulator:
+    control: str  # https://127.0.0.1:PORT/_sim
+    ca_file: str
+    app_settings: dict
+    key_id: str
+    team_id: str
+    apns_key_file: str  # the .p8 key the simulator accepts JWTs from
+    service_account_file: str  # the FCM service-account JSON whose assertions it accepts
+
+    def _call(self, method, path, **params):
+        import requests
+
+        r = requests.request(method, self.control + path, params=params, verify=self.ca_file, timeout=10)
+        r.raise_for_status()
+        return r.json()
+
+    def stats(self):
+        return self._call("GET", "/stats", tokens=0)
+
+    def requests_for(self, token):
+        """{"token", "requests", "accepted", "recorded": [{"path", "headers", "payload", ...}]}"""
+        return self._call("GET", "/requests", token=token)
+
+    def reset(self):
+        return self._call("POST", "/reset")
+
+
+@pytest.fixture(scope="module")
+def simulator(server, tmp_path_factory):
+    """Starts `pushledger simulate` with freshly generated APNs (.p8, ES256) and FCM (RSA) credentials."""
+    work = tmp_path_factory.mktemp("simulator")
+    _openssl_pkcs8(work / "apns.p8", "ecparam", "-name", "prime256v1", "-genkey", "-noout")
+    rsa = _openssl_pkcs8(work / "fcm.pem", "genrsa", "2048")
+    (work / "sa.json").write_text(json.dumps({
+        "type": "service_account", "project_id": "demo", "client_email": "x@demo.iam.gserviceaccount.com",
+        "private_key": rsa.read_text(), "token_uri": "https://127.0.0.1/token",
+    }))
+    stderr = open(work / "simulate.stderr", "w")
+    proc = subprocess.Popen(
+        [server.binary, "simulate", "--host", "127.0.0.1", "--port", "0", "--cert-dir", str(work / "certs"),
+         "--apns-key-file", str(work / "apns.p8"), "--apns-key-id", APNS_KEY_ID, "--apns-team-id", APNS_TEAM_ID,
+         "--fcm-service-account", str(work / "sa.json")],
+        stdout=subprocess.PIPE, stderr=stderr, text=True,
+    )
+    stderr.close()
+    try:
+        lines = queue.Queue()
+        threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
+        info = None
+        deadline = time.monotonic() + 30
+        while info is None and time.monotonic() < deadline:
+            try:
+                line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            try:
+                info = json.loads(line)["simulator"]
+            except (ValueError, KeyError, TypeError):
+                continue
+        if info is None:
+            pytest.fail("pushledger simulate did not print its JSON line; stderr:\n"
+                        + (work / "simulate.stderr").read_text()[-4000:])
+        yield Simulator(info["control"], info["caFile"], dict(info["appSettings"]), APNS_KEY_ID, APNS_TEAM_ID,
+                        str(work / "apns.p8"), str(work / "sa.json"))
+        assert proc.poll() is None, "the simulator died during the module"
+    finally:
+        if proc.poll() is None:
+            proc.terminate()  # SIGTERM to the simulator's own pid
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+
+
+@dataclasses.dataclass
+class PushApp:
+    app_id: str
+    app_key: str
+    master_key: str
+
+    def master_headers(self):
+        return {"X-LC-Id": self.app_id, "X-LC-Key": self.master_key + ",master", "Content-Type": "application/json"}
+
+
+@pytest.fixture(scope="module")
+def push_app(server, simulator):
+    """A new app for the module, fully configured for the simulator before the running server first reads it."""
+    app = PushApp("pyPush" + secrets.token_hex(4), "pyPushKey" + secrets.token_hex(8),
+                  "pyPushMaster" + secrets.token_hex(8))
+    keys = server.create_app("python-sdk-push", app.app_id, app.app_key, app.master_key)
+    assert keys == {"appId": app.app_id, "appKey": app.app_key, "masterKey": app.master_key}, keys
+    settings = dict(simulator.app_settings)
+    settings.update({
+        "apns.key_file": simulator.apns_key_file, "apns.key_id": simulator.key_id,
+        "apns.team_id": simulator.team_id, "apns.topic": APNS_TOPIC,
+        "fcm.service_account_file": simulator.service_account_file, "fcm.project_id": "demo",
+    })
+    server.cli("app", "set", "--app", app.app_id, *("%s=%s" % kv for kv in sorted(settings.items())))
+    return app

@@ -32,7 +32,11 @@ public struct EventStore: Sendable {
                 connection: conn, appId: appId, metadata: metadata, inlineProjections: inlineProjections,
                 lockedKeys: Set(keys))
             let value = try await body(tx)
-            try await conn.query("SELECT pg_notify(\(EventStore.notifyChannel), \(appId))")
+            // NOTIFY takes a database-wide lock at commit, serialising committers; only wake workers when
+            // something they consume (a push stream) changed. Other consumers poll within a second anyway.
+            if tx.appendedStreams.contains(where: { $0.hasPrefix("push:") }) {
+                try await conn.query("SELECT pg_notify(\(EventStore.notifyChannel), \(appId))")
+            }
             return value
         }
     }

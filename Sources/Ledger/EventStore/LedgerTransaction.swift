@@ -11,6 +11,7 @@ public final class LedgerTransaction: @unchecked Sendable {
     public let metadata: EventMetadata
     let inlineProjections: [any Projection]
     private(set) var lockedKeys: Set<String>
+    private(set) var appendedStreams: Set<String> = []
 
     init(connection: PGConnection, appId: String, metadata: EventMetadata, inlineProjections: [any Projection],
         lockedKeys: Set<String>) {
@@ -19,6 +20,12 @@ public final class LedgerTransaction: @unchecked Sendable {
         self.metadata = metadata
         self.inlineProjections = inlineProjections
         self.lockedKeys = lockedKeys
+    }
+
+    /// Claims a stream this transaction has just named with a fresh random id: nobody else can know it
+    /// before this transaction commits, so it needs no lock (and no round trip) to stay ordered.
+    public func claimNewStream(_ stream: String) {
+        lockedKeys.insert(stream)
     }
 
     /// Takes more stream locks; allowed only while the transaction has not written yet (reads are fine),
@@ -42,6 +49,7 @@ public final class LedgerTransaction: @unchecked Sendable {
     public func append(stream: String, expectedVersion: Int, _ events: [NewEvent]) async throws -> [RecordedEvent] {
         precondition(lockedKeys.contains(stream), "append to \(stream) without its stream lock")
         guard !events.isEmpty else { return [] }
+        appendedStreams.insert(stream)
         let types = events.map(\.type)
         let datas = events.map { $0.data.encoded() }
         let query: PGQuery = """

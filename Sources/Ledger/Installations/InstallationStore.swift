@@ -76,7 +76,7 @@ public struct InstallationStore: Sendable {
             let update = try InstallationUpdate.apply(body: body, to: [:], isCreate: true)
             let objectId = RandomID.make()
             let stream = InstallationEvent.stream(objectId)
-            try await tx.lock([stream])
+            tx.claimNewStream(stream)
             var events = [NewEvent(InstallationEvent.created, InstallationEvent.createdData(
                 objectId: objectId, fields: update.fields, at: now))]
             if update.resetsBadge {

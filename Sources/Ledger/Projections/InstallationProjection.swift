@@ -27,19 +27,20 @@ public struct InstallationProjection: Projection {
         let table = "\(schema).installations"
         switch event.type {
         case InstallationEvent.created:
-            try await forgiveToken(d["fields"], event: event, on: conn, schema: schema)
+            // One statement: forgive the token if it was invalidated earlier, and insert the row.
             try await conn.query(
                 """
+                WITH forgiven AS (\(forgiveToken(d["fields"], event: event, schema: schema)))
                 INSERT INTO \(unsafeRaw: table) (app_id, object_id, data, created_at, updated_at, version)
                 VALUES (\(event.appId), \(objectId), \(d["fields"] ?? [:])::jsonb,
                         \(d["createdAt"]?.stringValue)::timestamptz, \(d["updatedAt"]?.stringValue)::timestamptz,
                         \(event.version))
                 """)
         case InstallationEvent.updated:
-            try await forgiveToken(d["set"], event: event, on: conn, schema: schema)
             let unset = (d["unset"]?.arrayValue ?? []).compactMap(\.stringValue)
             try await conn.query(
                 """
+                WITH forgiven AS (\(forgiveToken(d["set"], event: event, schema: schema)))
                 UPDATE \(unsafeRaw: table)
                 SET data = (data || \(d["set"] ?? [:])::jsonb) - \(unset)::text[],
                     updated_at = \(d["updatedAt"]?.stringValue)::timestamptz, version = \(event.version)
@@ -77,15 +78,14 @@ public struct InstallationProjection: Projection {
         }
     }
 
-    /// A token registered again after its invalidation is usable again.
-    private func forgiveToken(_ fields: JSON?, event: RecordedEvent, on conn: PGConnection, schema: String) async throws {
+    /// A token registered again after its invalidation is usable again: the DELETE that says so, as a
+    /// statement to embed (it matches nothing when the event carries no token).
+    private func forgiveToken(_ fields: JSON?, event: RecordedEvent, schema: String) -> PGQuery {
         let tokens = [fields?["deviceToken"]?.stringValue, fields?["registrationId"]?.stringValue].compactMap { $0 }
-        guard !tokens.isEmpty else { return }
         let at = event.data["updatedAt"]?.stringValue ?? event.data["createdAt"]?.stringValue
-        try await conn.query(
-            """
+        return """
             DELETE FROM \(unsafeRaw: schema).invalid_tokens
             WHERE app_id = \(event.appId) AND token = ANY(\(tokens)::text[]) AND invalid_since < \(at)::timestamptz
-            """)
+            """
     }
 }

@@ -23,8 +23,9 @@ public struct PushStore: Sendable {
         let pushId = RandomID.make()
         let stream = PushEvent.stream(pushId)
         let at = LeanDate.format(now)
-        return try await store.write(appId: app.appId, metadata: metadata, lockKeys: [reqKey, stream].compactMap { $0 }) { tx in
+        return try await store.write(appId: app.appId, metadata: metadata, lockKeys: [reqKey].compactMap { $0 }) { tx in
             let conn = tx.connection
+            tx.claimNewStream(stream)
             if let requestId = request.requestId {
                 let seen = try await conn.query(
                     """

@@ -159,7 +159,16 @@ public final class SimulatorServer: Service, Sendable {
                         h2ChannelConfigurator: { channel in
                             channel.eventLoop.makeCompletedFuture {
                                 let pipeline = channel.pipeline.syncOperations
-                                try pipeline.addHandler(NIOHTTP2Handler(mode: .server, initialSettings: http2Settings))
+                                // libcurl 7.88 resets every finished stream whose response had no body (every
+                                // APNs 200). NIO's rapid-reset guard (200 resets in 30 s) would then GOAWAY the
+                                // connection and libcurl would silently re-send the streams in flight, so the
+                                // simulator tolerates that pattern instead of turning it into duplicates.
+                                var connection = NIOHTTP2Handler.ConnectionConfiguration()
+                                connection.initialSettings = http2Settings
+                                var stream = NIOHTTP2Handler.StreamConfiguration()
+                                stream.streamResetFrameRateLimit.maximumCount = 100_000_000
+                                try pipeline.addHandler(
+                                    NIOHTTP2Handler(mode: .server, connectionConfiguration: connection, streamConfiguration: stream))
                                 try pipeline.addHandler(
                                     HTTP2ConnectionHandler(
                                         engine: engine, goAwayAfterStreams: engine.goAwayAfterStreams)
