@@ -103,11 +103,12 @@ let package = Package(
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "Postgres", "PushCore", "TestSupport", "PushLedgerServer"]),
-        .testTarget(name: "CurlTests", dependencies: ["Curl"]),
+        .target(name: "HTTP2TestSupport", path: "Tests/HTTP2TestSupport"),
+        .testTarget(name: "CurlTests", dependencies: ["Curl", "HTTP2TestSupport"]),
         .testTarget(
             name: "DeliveryTests",
             dependencies: [
-                "Delivery", "Curl", "PushCore",
+                "Delivery", "Curl", "PushCore", "HTTP2TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]

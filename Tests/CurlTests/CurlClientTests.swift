@@ -1,4 +1,5 @@
 import Foundation
+import HTTP2TestSupport
 import Testing
 
 @testable import Curl
@@ -156,7 +157,8 @@ struct CurlClientTests {
         let started = clock.now
         task.cancel()
         let result = await task.result
-        #expect(clock.now - started < .seconds(2))
+        // Removed on cancel rather than left to its 30 s timeout; the bound leaves room for a loaded machine.
+        #expect(clock.now - started < .seconds(15))
         #expect(throws: CurlError.cancelled) { try result.get() }
         await client.shutdown()
         #expect(client.statistics.inFlight == 0)

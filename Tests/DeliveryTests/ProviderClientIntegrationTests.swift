@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import HTTP2TestSupport
 import Testing
 
 @testable import Delivery

@@ -51,6 +51,45 @@ struct PushDeliveryTests {
         #expect(ServerProcessRebuild.verify(f.db.url))
     }
 
+    @Test("Android installations with a registrationId go through FCM HTTP v1 with an OAuth token; without one they count as NoDeliveryChannel")
+    func pushThroughFCM() async throws {
+        let f = try await PushFixture.make()
+        defer { f.stop() }
+        for (iid, reg) in [("a1", "fcm-token-1"), ("a2", "fcm-token-2")] {
+            _ = try await f.client.send("POST", "/1.1/installations", json: [
+                "deviceType": "android", "installationId": .string(iid), "registrationId": .string(reg), "channels": ["droid"],
+            ])
+        }
+        _ = try await f.client.send("POST", "/1.1/installations", json: [
+            "deviceType": "android", "installationId": "a3", "channels": ["droid"],
+        ])
+        let id = try await f.push([
+            "channels": ["droid"], "expiration_interval": 600,
+            "data": ["android": ["alert": "Hi droid", "title": "T", "extra": ["n": 1]]],
+        ])
+        let record = try await f.waitDone(id)
+        #expect(record["devices"] == 3)
+        #expect(record["successes"] == 2)
+        #expect(record["androidSuccesses"] == 2)
+        #expect(record["errors"] == 1)
+        let reasons = try await f.db.ledger.pool.query(
+            "SELECT data->'reasons'->>'NoDeliveryChannel' AS n FROM events WHERE type = 'PushBatchDelivered'")[0]["n"]
+        #expect(reasons == "1")
+        let seen = try f.simulator.requests(token: "fcm-token-1")
+        let request = try #require(seen["recorded"]?.arrayValue?.first)
+        #expect(request["path"] == "/v1/projects/demo/messages:send")
+        #expect(request["headers"]?["authorization"]?.stringValue?.hasPrefix("Bearer ") == true)
+        let message = try #require(request["payload"]?["message"])
+        #expect(message["token"] == "fcm-token-1")
+        #expect(message["data"]?["_nid"]?.stringValue == id)
+        #expect(message["data"]?["alert"] == "Hi droid")
+        #expect(message["notification"]?["title"] == "T")
+        let ttl = message["android"]?["ttl"]?.stringValue ?? ""
+        #expect(ttl.hasSuffix("s") && (Int(ttl.dropLast()) ?? 0) > 590)
+        let stats = try f.simulator.control("stats?tokens=0")
+        #expect(stats["oauth"]?["accepted"]?.intValue ?? 0 >= 1)
+    }
+
     @Test("pushes by where and by device list; silent pushes go as background with priority 5")
     func pushByWhereAndDevices() async throws {
         let f = try await PushFixture.make()

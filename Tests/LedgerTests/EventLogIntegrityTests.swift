@@ -58,18 +58,41 @@ struct EventLogIntegrityTests {
         #expect(try await LedgerMigrations.migrate(pool: db.ledger.pool).isEmpty)
     }
 
-    @Test("LISTEN/NOTIFY wakes a listener when an append commits")
+    @Test("LISTEN/NOTIFY wakes the fan-out when a push stream changes, and only then")
     func notifyOnAppend() async throws {
         let db = try await TestDatabase.make()
         let listener = PGListener(url: db.url, channels: [EventStore.notifyChannel])
-        var stream = listener.notifications().makeAsyncIterator()
-        let first = await stream.next()
-        #expect(first?.channel == "")
-        try await db.ledger.apps.create(name: "n", appId: "notify1")
-        let note = await stream.next()
-        #expect(note?.channel == EventStore.notifyChannel)
-        #expect(note?.payload == "notify1")
-        listener.stop()
+        defer { listener.stop() }
+        let notes = listener.notifications()
+        let received = try await withThrowingTaskGroup(of: [PGNotification].self) { group in
+            group.addTask {
+                var seen: [PGNotification] = []
+                for await note in notes {
+                    seen.append(note)
+                    if note.channel == EventStore.notifyChannel { break }
+                }
+                return seen
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(30))
+                throw CancellationError()
+            }
+            // Wait for the listener to be connected before appending.
+            try await Task.sleep(for: .milliseconds(500))
+            // An installation-only append does not notify (it would serialise commits for nobody) …
+            try await db.ledger.events.write(appId: "notify1", metadata: .system("t"), lockKeys: ["installation:x"]) { tx in
+                try await tx.append(stream: "installation:x", expectedVersion: 0, [NewEvent("T", [:])])
+            }
+            // … a push append does.
+            try await db.ledger.events.write(appId: "notify2", metadata: .system("t"), lockKeys: ["push:x"]) { tx in
+                try await tx.append(stream: "push:x", expectedVersion: 0, [NewEvent("T", [:])])
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            return first
+        }
+        let payloads = received.filter { $0.channel == EventStore.notifyChannel }.map(\.payload)
+        #expect(payloads == ["notify2"])
     }
 
     @Test("COPY loads rows in bulk with escaping")

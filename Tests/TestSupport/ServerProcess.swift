@@ -46,32 +46,16 @@ public final class ServerProcess: @unchecked Sendable {
         env["LOG_LEVEL"] = env["LOG_LEVEL"] ?? "warning"
         for (k, v) in environment { env[k] = v }
         p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
+        let output = try ChildOutput()
+        p.standardOutput = try output.handle()
         try p.run()
         process = p
         // The server prints one JSON line with its port once it listens.
-        var buffer = Data()
-        let handle = out.fileHandleForReading
-        let deadline = Date().addingTimeInterval(60)
-        var port: Int?
-        while port == nil, Date() < deadline {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-            for line in String(decoding: buffer, as: UTF8.self).split(separator: "\n") {
-                if let json = try? JSON.parse(String(line)), let p = json["listening"]?["port"]?.intValue {
-                    port = Int(p)
-                }
-            }
-        }
-        guard let port else {
+        guard let port = try output.waitForJSON(key: "listening", process: p)["port"]?.intValue else {
             p.terminate()
-            throw ServerFailure.didNotStart(String(decoding: buffer, as: UTF8.self))
+            throw ServerFailure.didNotStart(output.text)
         }
-        self.port = port
-        // Keep draining stdout so the server never blocks on a full pipe.
-        handle.readabilityHandler = { h in _ = h.availableData }
+        self.port = Int(port)
     }
 
     public func stop() {

@@ -56,32 +56,21 @@ public final class SimulatorProcess: @unchecked Sendable {
             "simulate", "--port", "0", "--cert-dir", keys.directory + "/certs", "--apns-key-file", keys.apnsKeyFile,
             "--apns-key-id", keys.keyId, "--apns-team-id", keys.teamId, "--fcm-service-account", keys.serviceAccountFile,
         ] + extraArguments
-        let out = Pipe()
-        p.standardOutput = out
+        let output = try ChildOutput()
+        p.standardOutput = try output.handle()
         try p.run()
         process = p
-        var info: JSON?
-        var buffer = Data()
-        let deadline = Date().addingTimeInterval(60)
-        while info == nil, Date() < deadline {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-            for line in String(decoding: buffer, as: UTF8.self).split(separator: "\n") {
-                if let json = try? JSON.parse(String(line)), json["simulator"] != nil { info = json["simulator"] }
-            }
-        }
+        let info: JSON? = try output.waitForJSON(key: "simulator", process: p)
         guard let info, let port = info["port"]?.intValue, let ca = info["caFile"]?.stringValue,
             let control = info["control"]?.stringValue
         else {
             p.terminate()
-            throw ServerFailure.didNotStart("simulator: " + String(decoding: buffer, as: UTF8.self))
+            throw ServerFailure.didNotStart("simulator: " + output.text)
         }
         self.port = Int(port)
         self.caFile = ca
         self.control = control
         self.appSettings = (info["appSettings"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
-        out.fileHandleForReading.readabilityHandler = { h in _ = h.availableData }
     }
 
     /// GET a control endpoint (`stats`, `requests?token=…`) with curl, trusting the simulator's CA.

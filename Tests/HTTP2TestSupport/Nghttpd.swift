@@ -7,18 +7,18 @@ import Glibc
 /// A real HTTP/2-over-TLS server for the tests: Debian's `nghttpd` serving a temporary htdocs folder (it answers
 /// POST with the file too, which makes static provider look-alikes).
 /// libcurl 7.88 cannot reuse cleartext h2c connections, so TLS with ALPN h2 is the only honest setup.
-final class Nghttpd: @unchecked Sendable {
-    static let executable = "/usr/sbin/nghttpd"
-    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
+public final class Nghttpd: @unchecked Sendable {
+    public static let executable = "/usr/sbin/nghttpd"
+    public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
 
-    let port: Int
-    let htdocs: String
+    public let port: Int
+    public let htdocs: String
     private let process: ChildProcess
 
-    var baseURL: String { "https://127.0.0.1:\(port)" }
+    public var baseURL: String { "https://127.0.0.1:\(port)" }
 
     /// Starts the server and waits until it accepts connections.
-    init(
+    public init(
         files: [String: String] = ["hello.txt": "hello\n"],
         extraArguments: [String] = ["--echo-upload"]
     ) throws {
@@ -48,7 +48,7 @@ final class Nghttpd: @unchecked Sendable {
         self.port = port
     }
 
-    func stop() {
+    public func stop() {
         process.stop()
         try? FileManager.default.removeItem(atPath: htdocs)
     }
@@ -57,4 +57,4 @@ final class Nghttpd: @unchecked Sendable {
 }
 
 /// nghttpd did not start listening.
-struct NghttpdFailed: Error {}
+public struct NghttpdFailed: Error {}

@@ -5,9 +5,9 @@ import Glibc
 #endif
 
 /// Loopback TCP helpers: free ports, readiness probes, and a listener that never answers.
-enum LocalPort {
+public enum LocalPort {
     /// A port the kernel just handed out for an ephemeral bind, so it is free and not 8080/5432.
-    static func free() -> Int {
+    public static func free() -> Int {
         let fd = listeningSocket(backlog: 1)
         defer { close(fd) }
         return port(of: fd)
@@ -15,12 +15,12 @@ enum LocalPort {
 
     /// A socket that accepts TCP connections in the kernel backlog but never reads or writes: TLS handshakes
     /// against it hang, which is how timeouts and cancellation are exercised.
-    static func silentListener() -> (fd: Int32, port: Int) {
+    public static func silentListener() -> (fd: Int32, port: Int) {
         let fd = listeningSocket(backlog: 64)
         return (fd, port(of: fd))
     }
 
-    static func canConnect(_ port: Int) -> Bool {
+    public static func canConnect(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = loopback(port: port)

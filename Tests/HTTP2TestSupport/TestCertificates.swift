@@ -2,16 +2,16 @@ import Foundation
 
 /// A throw-away CA, a server certificate for 127.0.0.1/localhost signed by it, a client certificate, and an
 /// unrelated CA, made once per test run with the `openssl` CLI.
-struct TestCertificates: Sendable {
-    let directory: String
-    var caFile: String { directory + "/ca.pem" }
-    var serverCertificate: String { directory + "/server.pem" }
-    var serverKey: String { directory + "/server.key" }
-    var clientCertificate: String { directory + "/client.pem" }
-    var clientKey: String { directory + "/client.key" }
-    var otherCAFile: String { directory + "/other-ca.pem" }
+public struct TestCertificates: Sendable {
+    public let directory: String
+    public var caFile: String { directory + "/ca.pem" }
+    public var serverCertificate: String { directory + "/server.pem" }
+    public var serverKey: String { directory + "/server.key" }
+    public var clientCertificate: String { directory + "/client.pem" }
+    public var clientKey: String { directory + "/client.key" }
+    public var otherCAFile: String { directory + "/other-ca.pem" }
 
-    static let shared: TestCertificates = {
+    public static let shared: TestCertificates = {
         let directory = NSTemporaryDirectory() + "curl-tests-" + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let certificates = TestCertificates(directory: directory)

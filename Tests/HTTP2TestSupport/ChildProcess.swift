@@ -4,11 +4,11 @@ import Glibc
 
 /// A child process spawned with an empty signal mask. Foundation's `Process` spawns from threads that block
 /// SIGTERM, and nghttpd never unblocks it, so a server started that way could not be stopped.
-final class ChildProcess: @unchecked Sendable {
-    let pid: pid_t
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
     private var reaped = false
 
-    init(_ executable: String, _ arguments: [String]) throws {
+    public init(_ executable: String, _ arguments: [String]) throws {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -32,14 +32,14 @@ final class ChildProcess: @unchecked Sendable {
         self.pid = pid
     }
 
-    var isRunning: Bool {
+    public var isRunning: Bool {
         guard !reaped else { return false }
         var status: Int32 = 0
         if waitpid(pid, &status, WNOHANG) == pid { reaped = true }
         return !reaped
     }
 
-    func stop() {
+    public func stop() {
         guard !reaped else { return }
         kill(pid, SIGTERM)
         var status: Int32 = 0
@@ -51,6 +51,6 @@ final class ChildProcess: @unchecked Sendable {
 }
 
 /// posix_spawn failed.
-struct SpawnFailed: Error {
-    let errno: Int32
+public struct SpawnFailed: Error {
+    public let errno: Int32
 }
