@@ -36,7 +36,10 @@ struct SharedFanOutTests {
         #expect(record["successes"] == 3000)
         let stats = try f.simulator.control("stats?tokens=0")
         #expect(stats["distinctTokens"] == 3000)
-        #expect(stats["apns"]?["accepted"] == 3000)
+        // Counts are exact; provider-side re-sends (a request re-sent after its connection dropped or timed out,
+        // see README "Not finished") must stay bounded by what the two processes can have in flight.
+        let accepted = try #require(stats["apns"]?["accepted"]?.intValue)
+        #expect(accepted >= 3000 && accepted - 3000 <= Int64(2 * PushEvent.batchSize), "accepted \(accepted)")
         let owners = try await f.db.ledger.pool.query(
             "SELECT count(DISTINCT claimed_by) AS n FROM push_batches WHERE push_id = \(id)")[0].int("n")
         #expect(owners == 2, "both processes should have sent batches")

@@ -93,6 +93,25 @@ def _pump(stream, lines):
     lines.put(None)
 
 
+def _json_line(proc, key, timeout=30):
+    """The value under `key` of the first JSON line the child prints, or None if it never comes."""
+    lines = queue.Queue()
+    threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+        except queue.Empty:
+            return None
+        if line is None:
+            return None
+        try:
+            return json.loads(line)[key]
+        except (ValueError, KeyError, TypeError):
+            continue
+    return None
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
     base = os.environ.get("PUSHLEDGER_TEST_PG")
@@ -122,21 +141,9 @@ def server(tmp_path_factory):
             env=dict(os.environ, DATABASE_URL=db_url),
         )
         stderr.close()
-        lines = queue.Queue()
-        threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
+        listening = _json_line(proc, "listening")
         port = None
-        deadline = time.monotonic() + 30
-        while port is None and time.monotonic() < deadline:
-            try:
-                line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
-            except queue.Empty:
-                break
-            if line is None:
-                break
-            try:
-                listening = json.loads(line)["listening"]
-            except (ValueError, KeyError, TypeError):
-                continue
+        if listening is not None:
             assert listening["host"] == "127.0.0.1"
             port = int(listening["port"])
         if port is None:
@@ -289,21 +296,7 @@ def simulator(server, tmp_path_factory):
     )
     stderr.close()
     try:
-        lines = queue.Queue()
-        threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
-        info = None
-        deadline = time.monotonic() + 30
-        while info is None and time.monotonic() < deadline:
-            try:
-                line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
-            except queue.Empty:
-                break
-            if line is None:
-                break
-            try:
-                info = json.loads(line)["simulator"]
-            except (ValueError, KeyError, TypeError):
-                continue
+        info = _json_line(proc, "simulator")
         if info is None:
             pytest.fail("pushledger simulate did not print its JSON line; stderr:\n"
                         + (work / "simulate.stderr").read_text()[-4000:])

@@ -37,22 +37,10 @@ public final class APNsClient: Sendable {
             tls.clientKeyFile = keyFile
             tls.clientKeyPassword = keyPassword
         }
-        if let http {
-            self.http = http
-            ownsHTTP = false
-        } else {
-            let curl = CurlConfiguration(
-                tls: tls, maxHostConnections: configuration.connections,
-                maxTotalConnections: configuration.connections, maxInFlight: configuration.maxInFlight,
-                defaultTimeout: configuration.requestTimeout
-            )
-            do {
-                self.http = try CurlClient(configuration: curl, logger: logger)
-            } catch {
-                throw .http(error)
-            }
-            ownsHTTP = true
-        }
+        (self.http, ownsHTTP) = try ProviderHTTPClient.make(
+            shared: http, tls: tls, hostConnections: configuration.connections,
+            totalConnections: configuration.connections, maxInFlight: configuration.maxInFlight,
+            timeout: configuration.requestTimeout, logger: logger)
     }
 
     /// One attempt, classified. `expiredProviderToken` has already dropped the stale token, so an immediate

@@ -37,23 +37,11 @@ public final class FCMClient: Sendable {
         }
         self.projectId = projectId
         sendURL = configuration.endpoint + "/v1/projects/" + projectId + "/messages:send"
-        if let http {
-            self.http = http
-            ownsHTTP = false
-        } else {
-            let curl = CurlConfiguration(
-                tls: CurlTLSConfiguration(caFile: configuration.caFile),
-                maxHostConnections: configuration.connections,
-                maxTotalConnections: configuration.connections + 1, maxInFlight: configuration.maxInFlight,
-                defaultTimeout: configuration.requestTimeout
-            )
-            do {
-                self.http = try CurlClient(configuration: curl, logger: logger)
-            } catch {
-                throw .http(error)
-            }
-            ownsHTTP = true
-        }
+        // One more connection than the send host needs, for the token endpoint.
+        (self.http, ownsHTTP) = try ProviderHTTPClient.make(
+            shared: http, tls: CurlTLSConfiguration(caFile: configuration.caFile),
+            hostConnections: configuration.connections, totalConnections: configuration.connections + 1,
+            maxInFlight: configuration.maxInFlight, timeout: configuration.requestTimeout, logger: logger)
         tokens = FCMAccessTokenProvider(
             signer: signer, tokenEndpoint: configuration.tokenEndpoint ?? account.tokenURI, http: self.http,
             timeout: configuration.requestTimeout, now: now
