@@ -29,10 +29,11 @@ public struct BatchSender: Sendable {
         if let rate = request.flowControl {
             try? await flow.acquire(pushId: claim.pushId, count: claim.targets.count, rate: rate)
         }
+        let plan = await BatchPlan.make(claim, data: data, app: app, providers: providers, logger: logger)
         return await withTaskGroup(of: (Int, TargetOutcome).self) { group in
             for (index, target) in claim.targets.enumerated() {
                 group.addTask {
-                    (index, await self.deliver(target, data: data, claim: claim, app: app, now: now))
+                    (index, await self.deliver(target, plan: plan, claim: claim, now: now))
                 }
             }
             var outcomes = [TargetOutcome](repeating: .failed(reason: "NotSent"), count: claim.targets.count)
@@ -41,15 +42,14 @@ public struct BatchSender: Sendable {
         }
     }
 
-    func deliver(_ target: PushTarget, data: PushData, claim: BatchClaim, app: App, now: Date) async -> TargetOutcome {
+    func deliver(_ target: PushTarget, plan: BatchPlan, claim: BatchClaim, now: Date) async -> TargetOutcome {
         let request = claim.request
         let profile = target.profile ?? request.deviceProfile
         do {
             switch target.deviceType {
             case PushPlatform.ios.rawValue:
-                let (client, topic) = try await providers.apnsClient(
-                    app: app, profile: profile, prod: request.prod, topic: request.topic)
-                guard let payload = try data.apnsPayload(notificationId: claim.pushId, badge: target.badge) else {
+                let (client, topic) = try plan.apns(profile)
+                guard let payload = try plan.apnsPayload(badge: target.badge) else {
                     return .failed(reason: "NoContentForPlatform")
                 }
                 var notification = APNsNotification(
@@ -61,16 +61,16 @@ public struct BatchSender: Sendable {
                 return Self.classify(await client.send(notification).outcome, now: now)
             case PushPlatform.android.rawValue:
                 guard !target.token.isEmpty else { return .failed(reason: "NoDeliveryChannel") }
-                let client = try await providers.fcmClient(app: app, profile: profile)
+                let client = try plan.fcm(profile)
                 let ttl = request.expiration.map { max(0, Int64($0.timeIntervalSince(now))) }
-                guard let message = try data.fcmMessage(token: target.token, notificationId: claim.pushId, timeToLive: ttl)
+                guard let message = try plan.data.fcmMessage(
+                    token: target.token, notificationId: claim.pushId, timeToLive: ttl)
                 else { return .failed(reason: "NoContentForPlatform") }
                 return Self.classify(await client.send(message).outcome, now: now)
             default:
                 return .failed(reason: "NoDeliveryChannel")
             }
         } catch let failure as ProviderRegistry.Failure {
-            logger.warning("cannot deliver push \(claim.pushId): \(failure)")
             return .failed(reason: failure.reason)
         } catch {
             return .failed(reason: "InvalidPayload")

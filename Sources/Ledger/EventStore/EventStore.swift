@@ -34,7 +34,7 @@ public struct EventStore: Sendable {
             let value = try await body(tx)
             // NOTIFY takes a database-wide lock at commit, serialising committers; only wake workers when
             // something they consume (a push stream) changed. Other consumers poll within a second anyway.
-            if tx.appendedStreams.contains(where: { $0.hasPrefix("push:") }) {
+            if tx.appendedStreams.contains(where: PushEvent.isPushStream) {
                 try await conn.query("SELECT pg_notify(\(EventStore.notifyChannel), \(appId))")
             }
             return value

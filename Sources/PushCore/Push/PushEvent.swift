@@ -14,7 +14,9 @@ public enum PushEvent {
         requested, targeted, targetingCompleted, batchDelivered, completed, failed, expired, cancelled, deleted,
     ]
 
-    public static func stream(_ pushId: String) -> String { "push:\(pushId)" }
+    public static func stream(_ pushId: String) -> String { streamPrefix + pushId }
+    public static func isPushStream(_ stream: String) -> Bool { stream.hasPrefix(streamPrefix) }
+    static let streamPrefix = "push:"
 
     public enum Status {
         public static let scheduled = "scheduled"

@@ -1,0 +1,68 @@
+import Foundation
+import Ledger
+import Logging
+import PushCore
+
+/// What every send of one batch shares, worked out once before the batch fans out: the provider client of
+/// each profile in the batch (one registry lookup per profile, not per device) and the APNs payload for
+/// devices without their own badge.
+struct BatchPlan: Sendable {
+    let data: PushData
+    private let apnsClients: [String: Result<APNsRoute, ProviderRegistry.Failure>]
+    private let fcmClients: [String: Result<FCMClient, ProviderRegistry.Failure>]
+    private let sharedPayload: Result<APNsPayload?, PushDataError>
+    private let pushId: String
+
+    struct APNsRoute: Sendable {
+        let client: APNsClient
+        let topic: String
+    }
+
+    static func make(_ claim: BatchClaim, data: PushData, app: App, providers: ProviderRegistry, logger: Logger)
+        async -> BatchPlan
+    {
+        let request = claim.request
+        func profiles(_ platform: PushPlatform) -> Set<String> {
+            Set(claim.targets.filter { $0.deviceType == platform.rawValue }.map { $0.profile ?? request.deviceProfile ?? "" })
+        }
+        var apns: [String: Result<APNsRoute, ProviderRegistry.Failure>] = [:]
+        for profile in profiles(.ios) {
+            do {
+                let (client, topic) = try await providers.apnsClient(
+                    app: app, profile: profile, prod: request.prod, topic: request.topic)
+                apns[profile] = .success(APNsRoute(client: client, topic: topic))
+            } catch {
+                logger.warning("cannot deliver push \(claim.pushId) over APNs (profile '\(profile)'): \(error)")
+                apns[profile] = .failure(error)
+            }
+        }
+        var fcm: [String: Result<FCMClient, ProviderRegistry.Failure>] = [:]
+        for profile in profiles(.android) {
+            do {
+                fcm[profile] = .success(try await providers.fcmClient(app: app, profile: profile))
+            } catch {
+                logger.warning("cannot deliver push \(claim.pushId) over FCM (profile '\(profile)'): \(error)")
+                fcm[profile] = .failure(error)
+            }
+        }
+        let shared = Result { () throws(PushDataError) -> APNsPayload? in
+            try data.apnsPayload(notificationId: claim.pushId, badge: nil)
+        }
+        return BatchPlan(data: data, apnsClients: apns, fcmClients: fcm, sharedPayload: shared, pushId: claim.pushId)
+    }
+
+    func apns(_ profile: String?) throws(ProviderRegistry.Failure) -> (APNsClient, String) {
+        let route = try apnsClients[profile ?? "", default: .failure(.noCredentials("apns"))].get()
+        return (route.client, route.topic)
+    }
+
+    func fcm(_ profile: String?) throws(ProviderRegistry.Failure) -> FCMClient {
+        try fcmClients[profile ?? "", default: .failure(.noCredentials("fcm"))].get()
+    }
+
+    /// The payload for a device: shared unless the push increments badges and this device has its own.
+    func apnsPayload(badge: Int64?) throws(PushDataError) -> APNsPayload? {
+        guard let badge else { return try sharedPayload.get() }
+        return try data.apnsPayload(notificationId: pushId, badge: badge)
+    }
+}
