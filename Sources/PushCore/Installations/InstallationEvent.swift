@@ -31,6 +31,22 @@ public enum InstallationEvent {
         return .object(o)
     }
 
+    /// An app open (SPEC §6): `{"objectId","at","updatedAt","kind","platform"[,"pushId","attribution","deliveredAt"]}`.
+    /// `at` is when the app was opened, `updatedAt` the installation's new updatedAt (never moved back),
+    /// `kind` is `app` or `push`, and a push open names the push it is attributed to, how (`explicit`: the
+    /// payload's `_nid`; `recent`: the last push delivered within 24 h) and when that push was delivered.
+    public static func openedData(objectId: String, at: String, updatedAt: String, kind: String, platform: String,
+        pushId: String?, attribution: String?, deliveredAt: String?) -> JSON {
+        var o: [String: JSON] = [
+            "objectId": .string(objectId), "at": .string(at), "updatedAt": .string(updatedAt),
+            "kind": .string(kind), "platform": .string(platform),
+        ]
+        if let pushId { o["pushId"] = .string(pushId) }
+        if let attribution { o["attribution"] = .string(attribution) }
+        if let deliveredAt { o["deliveredAt"] = .string(deliveredAt) }
+        return .object(o)
+    }
+
     public static func removedData(objectId: String, reason: String, at: String) -> JSON {
         ["objectId": .string(objectId), "reason": .string(reason), "at": .string(at)]
     }

@@ -9,9 +9,14 @@ public enum PushEvent {
     public static let expired = "PushExpired"
     public static let cancelled = "PushCancelled"
     public static let deleted = "NotificationDeleted"
+    /// The daily quota was reached while targeting: no more targets; what was targeted is still sent.
+    public static let quotaReached = "PushQuotaReached"
+    /// The retention job removed the push record (7 days old); the log and report aggregates keep it.
+    public static let purged = "NotificationPurged"
 
     public static let all: Set<String> = [
         requested, targeted, targetingCompleted, batchDelivered, completed, failed, expired, cancelled, deleted,
+        quotaReached, purged,
     ]
 
     public static func stream(_ pushId: String) -> String { streamPrefix + pushId }
@@ -24,6 +29,9 @@ public enum PushEvent {
         public static let done = "done"
         public static let cancelled = "cancelled"
         public static let devLimit = "dev profile disabled for massive push"
+        public static func quotaReached(_ quota: Int64) -> String {
+            "stopped: daily push quota of \(quota) devices reached"
+        }
     }
 
     /// Above this many targets a `prod: dev` push is refused (SPEC §4.3).
