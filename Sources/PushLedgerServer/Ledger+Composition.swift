@@ -10,9 +10,13 @@ public struct LedgerComponents: Sendable {
     public let apps: AppStore
     public let installations: InstallationStore
     public let pushes: PushStore
+    public let opens: OpenStore
     public let asyncProjections: [any Projection]
 
-    public static var inlineProjections: [any Projection] { [AppProjection(), InstallationProjection(), NotificationProjection()] }
+    /// Applied with every append, in this order (usage reads the app's time zone from `apps`).
+    public static var inlineProjections: [any Projection] {
+        [AppProjection(), InstallationProjection(), NotificationProjection(), UsageProjection(), PushStatsProjection()]
+    }
 
     public init(databaseURL: String, maxConnections: Int = 16, logger: Logger = Logger(label: "pushledger")) {
         pool = PGPool(url: databaseURL, maxConnections: maxConnections, logger: logger)
@@ -20,6 +24,7 @@ public struct LedgerComponents: Sendable {
         apps = AppStore(store: events)
         installations = InstallationStore(store: events)
         pushes = PushStore(store: events)
+        opens = OpenStore(store: events)
         asyncProjections = []
     }
 

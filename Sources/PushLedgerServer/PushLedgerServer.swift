@@ -16,7 +16,8 @@ public enum PushLedgerServer {
     {
         let ledger = LedgerComponents(databaseURL: config.databaseURL, maxConnections: config.maxConnections, logger: logger)
         try await LedgerMigrations.migrate(pool: ledger.pool)
-        let router = APIRouter.make(apps: ledger.apps, installations: ledger.installations, pushes: ledger.pushes)
+        let router = APIRouter.make(
+            apps: ledger.apps, installations: ledger.installations, pushes: ledger.pushes, opens: ledger.opens)
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(config.host, port: config.port), serverName: "PushLedger"),
@@ -28,6 +29,9 @@ public enum PushLedgerServer {
             events: ledger.events, apps: ledger.apps, providers: ProviderRegistry(logger: logger), wakeups: wakeups,
             senders: config.senders, batchLease: config.batchLease, logger: logger)
         var services: [any Service] = [app, listener, fanOut]
+        if let interval = config.retentionInterval {
+            services.append(RetentionService(job: RetentionJob(store: ledger.events), interval: interval, logger: logger))
+        }
         services += ledger.projectorRunners(wakeups: wakeups)
         let group = ServiceGroup(
             configuration: .init(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],

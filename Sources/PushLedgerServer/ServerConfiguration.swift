@@ -8,6 +8,8 @@ public struct ServerConfiguration: Sendable {
     public var senders: Int = 4
     /// How long a leased batch stays with its sender before another process may take it over.
     public var batchLease: Duration = .seconds(30)
+    /// How often the retention job runs inside `serve`; nil turns it off in this process.
+    public var retentionInterval: Duration? = .seconds(3600)
 
     public init(databaseURL: String, host: String = "127.0.0.1", port: Int = 8080, maxConnections: Int = 16) {
         self.databaseURL = databaseURL

@@ -14,6 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Concurrent batch senders of the fan-out") var senders = 4
     @Option(name: .customLong("batch-lease-seconds"), help: "How long a dead sender's batch waits before others retry it")
     var batchLease = 30
+    @Option(name: .customLong("retention-interval-seconds"), help: "How often the retention job runs (0: never in this process)")
+    var retentionInterval = 3600
 
     func run() async throws {
         var logger = Logger(label: "pushledger")
@@ -21,6 +23,7 @@ struct ServeCommand: AsyncParsableCommand {
         var config = ServerConfiguration(databaseURL: try database.url(), host: host, port: port, maxConnections: connections)
         config.senders = max(1, senders)
         config.batchLease = .seconds(max(1, batchLease))
+        config.retentionInterval = retentionInterval > 0 ? .seconds(retentionInterval) : nil
         try await PushLedgerServer.run(config, logger: logger) { port in
             // One machine-readable line, so scripts and tests can find the port.
             let line = "{\"listening\":{\"host\":\"\(host)\",\"port\":\(port)}}\n"

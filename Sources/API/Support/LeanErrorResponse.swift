@@ -16,6 +16,7 @@ public struct LeanErrorResponse: HTTPResponseError {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
+        if let seconds = error.retryAfterSeconds { fields[.retryAfter] = String(seconds) }
         let body: JSON = ["code": .int(Int64(error.code)), "error": .string(error.message)]
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: body.encoded())))
     }

@@ -17,7 +17,9 @@ public struct InstallationStore: Sendable {
     }
 
     /// POST: creates an installation, or updates the one that already has this deviceToken/installationId.
-    public func save(appId: String, body: [String: JSON], metadata: EventMetadata) async throws -> SaveResult {
+    public func save(appId: String, body: [String: JSON], metadata: EventMetadata, now: Date = Date()) async throws
+        -> SaveResult
+    {
         let token = try body["deviceToken"].map { v throws(LeanError) -> String in
             guard let s = v.stringValue, InstallationFields.isValidDeviceToken(s) else {
                 throw .invalidDeviceToken("Invalid device token: an APNs device token is hexadecimal.")
@@ -38,7 +40,7 @@ public struct InstallationStore: Sendable {
         for _ in 0..<3 {
             do {
                 return try await upsert(appId: appId, body: body, token: token, installationId: installationId,
-                    identityKeys: identityKeys, metadata: metadata)
+                    identityKeys: identityKeys, metadata: metadata, now: now)
             } catch is InstallationVanished {
                 continue
             } catch let error as PGError where error.isUniqueViolation {
@@ -52,7 +54,7 @@ public struct InstallationStore: Sendable {
     struct InstallationVanished: Error {}
 
     private func upsert(appId: String, body: [String: JSON], token: String?, installationId: String?,
-        identityKeys: [String], metadata: EventMetadata) async throws -> SaveResult {
+        identityKeys: [String], metadata: EventMetadata, now date: Date) async throws -> SaveResult {
         try await store.write(appId: appId, metadata: metadata, lockKeys: identityKeys) { tx in
             let matches = try await tx.connection.query(
                 """
@@ -64,7 +66,7 @@ public struct InstallationStore: Sendable {
                 throw LeanError.ambiguousToken(
                     "deviceToken and installationId belong to different installations.")
             }
-            let now = LeanDate.format(Date())
+            let now = LeanDate.format(date)
             if let objectId = ids.first {
                 try await tx.lock([InstallationEvent.stream(objectId)])
                 guard let current = try await Self.load(objectId, appId: appId, on: tx.connection) else {
@@ -88,15 +90,15 @@ public struct InstallationStore: Sendable {
     }
 
     /// PUT: applies field sets and `__op` operations; answers the new updatedAt.
-    public func update(appId: String, objectId: String, body: [String: JSON], metadata: EventMetadata) async throws
-        -> String
+    public func update(appId: String, objectId: String, body: [String: JSON], metadata: EventMetadata,
+        now date: Date = Date()) async throws -> String
     {
         try await store.write(appId: appId, metadata: metadata, lockKeys: [InstallationEvent.stream(objectId)]) { tx in
             guard let current = try await Self.load(objectId, appId: appId, on: tx.connection) else {
                 throw LeanError.notFound()
             }
             // A new deviceToken or installationId must not collide with another installation's.
-            let now = LeanDate.format(Date())
+            let now = LeanDate.format(date)
             do {
                 try await Self.appendUpdate(current, body: body, at: now, tx: tx)
             } catch let error as PGError where error.isUniqueViolation {
@@ -107,13 +109,13 @@ public struct InstallationStore: Sendable {
     }
 
     /// DELETE one installation.
-    public func delete(appId: String, objectId: String, metadata: EventMetadata) async throws {
+    public func delete(appId: String, objectId: String, metadata: EventMetadata, now: Date = Date()) async throws {
         let stream = InstallationEvent.stream(objectId)
         try await store.write(appId: appId, metadata: metadata, lockKeys: [stream]) { tx in
             guard let current = try await Self.load(objectId, appId: appId, on: tx.connection) else {
                 throw LeanError.notFound()
             }
-            let data = InstallationEvent.removedData(objectId: objectId, reason: "api", at: LeanDate.format(Date()))
+            let data = InstallationEvent.removedData(objectId: objectId, reason: "api", at: LeanDate.format(now))
             try await tx.append(stream: stream, expectedVersion: current.version, [NewEvent(InstallationEvent.deleted, data)])
         }
     }

@@ -9,11 +9,15 @@ public struct NotificationProjection: Projection {
 
     public init() {}
 
-    public func handles(_ eventType: String) -> Bool { PushEvent.all.contains(eventType) }
+    public func handles(_ eventType: String) -> Bool {
+        PushEvent.all.contains(eventType) || eventType == InstallationEvent.opened
+    }
 
     public func apply(_ event: RecordedEvent, on conn: PGConnection, schema: String) async throws {
         let d = event.data
-        guard let pushId = d["objectId"]?.stringValue else { return }
+        // An app open names its push as `pushId` (its `objectId` is the installation).
+        let pushKey = event.type == InstallationEvent.opened ? "pushId" : "objectId"
+        guard let pushId = d[pushKey]?.stringValue else { return }
         let table = "\(schema).notifications"
         let at = d["at"]?.stringValue
         func setStatus(_ status: String) async throws {
@@ -54,13 +58,26 @@ public struct NotificationProjection: Projection {
                     android_successes = android_successes + \(n("androidSuccesses")), updated_at = \(at)::timestamptz
                 WHERE app_id = \(event.appId) AND object_id = \(pushId)
                 """)
-        case PushEvent.completed, PushEvent.expired:
+        case PushEvent.completed:
+            // A push stopped at the daily quota keeps saying so once its last batch is sent.
+            try await conn.query(
+                """
+                UPDATE \(unsafeRaw: table) SET updated_at = \(at)::timestamptz,
+                    status = CASE WHEN status LIKE 'stopped:%' THEN status ELSE \(PushEvent.Status.done) END
+                WHERE app_id = \(event.appId) AND object_id = \(pushId)
+                """)
+        case PushEvent.expired:
             try await setStatus(PushEvent.Status.done)
+        case PushEvent.quotaReached:
+            try await setStatus(d["status"]?.stringValue ?? PushEvent.Status.quotaReached(d["quota"]?.intValue ?? 0))
+        case InstallationEvent.opened:
+            try await conn.query(
+                "UPDATE \(unsafeRaw: table) SET opens = opens + 1 WHERE app_id = \(event.appId) AND object_id = \(pushId)")
         case PushEvent.failed:
             try await setStatus(d["status"]?.stringValue ?? "failed")
         case PushEvent.cancelled:
             try await setStatus(PushEvent.Status.cancelled)
-        case PushEvent.deleted:
+        case PushEvent.deleted, PushEvent.purged:
             try await conn.query("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(event.appId) AND object_id = \(pushId)")
         default:
             break

@@ -110,11 +110,29 @@ public struct PushBatches: Sendable {
                     "UPDATE push_jobs SET state = 'done' WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId)")
             }
             try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream), events)
+            try await rememberDeliveries(claim, outcomes: outcomes, at: at, on: conn)
             for ((target, reason, since), key) in zip(invalid, invalidStreams) {
                 try await invalidate(target, reason: reason, since: since, stream: key, tx: tx)
             }
             return true
         }
+    }
+
+    /// Remembers this push as the last one delivered to each reached installation, so an open without `_nid`
+    /// can be attributed to it (SPEC §6).
+    private func rememberDeliveries(_ claim: BatchClaim, outcomes: [TargetOutcome], at: String, on conn: PGConnection)
+        async throws
+    {
+        let reached = zip(claim.targets, outcomes).compactMap { t, o in o == .delivered && !t.objectId.isEmpty ? t.objectId : nil }
+        guard !reached.isEmpty else { return }
+        try await conn.query(
+            """
+            INSERT INTO last_deliveries (app_id, installation_id, push_id, delivered_at)
+            SELECT \(claim.appId), id, \(claim.pushId), \(at)::timestamptz FROM unnest(\(reached)::text[]) AS id
+            ON CONFLICT (app_id, installation_id) DO UPDATE SET push_id = excluded.push_id,
+                delivered_at = excluded.delivered_at
+            WHERE last_deliveries.delivered_at <= excluded.delivered_at
+            """)
     }
 
     /// The installation goes (if it still has this token) and the token is remembered as invalid.

@@ -23,7 +23,8 @@ public struct PushStore: Sendable {
         let pushId = RandomID.make()
         let stream = PushEvent.stream(pushId)
         let at = LeanDate.format(now)
-        return try await store.write(appId: app.appId, metadata: metadata, lockKeys: [reqKey].compactMap { $0 }) { tx in
+        let lockKeys = [reqKey, UsageEvent.limitsStream].compactMap { $0 }
+        let outcome = try await store.write(appId: app.appId, metadata: metadata, lockKeys: lockKeys) { tx -> Outcome in
             let conn = tx.connection
             tx.claimNewStream(stream)
             if let requestId = request.requestId {
@@ -36,8 +37,17 @@ public struct PushStore: Sendable {
                     """)
                 if let row = seen.first {
                     let created = row.optionalDate("created_at").map(LeanDate.format) ?? at
-                    return Accepted(objectId: try row.string("push_id"), createdAt: created)
+                    return .accepted(Accepted(objectId: try row.string("push_id"), createdAt: created))
                 }
+            }
+            let remaining: Int64
+            switch try await PushLimits(app: app, now: now).check(on: conn) {
+            case .allowed(let devices):
+                remaining = devices
+            case .refused(let error, let event):
+                // The refusal is recorded (and committed); the caller then answers the error.
+                if let event { try await PushLimits.record(event, tx: tx) }
+                return .refused(error)
             }
             if request.isScheduled {
                 let pending = try await conn.query(
@@ -54,13 +64,20 @@ public struct PushStore: Sendable {
             var state = request.isScheduled ? "scheduled" : "targeting"
             var batches = 0
             if case .devices(let platform, let ids) = request.audience {
-                let targets = try await Self.deviceTargets(appId: app.appId, platform: platform, ids: ids, on: conn)
+                var targets = try await Self.deviceTargets(appId: app.appId, platform: platform, ids: ids, on: conn)
+                // A list that crosses the daily quota is sent to as many as it allows, and the record says so.
+                let stopped = targets.count > remaining
+                if stopped { targets = Array(targets.prefix(Int(remaining))) }
                 events.append(NewEvent(PushEvent.targeted, [
                     "objectId": .string(pushId), "batch": 0, "targets": .array(targets.map(\.json)), "at": .string(at),
                 ]))
                 events.append(NewEvent(PushEvent.targetingCompleted, [
                     "objectId": .string(pushId), "devices": .int(Int64(targets.count)), "batches": 1, "at": .string(at),
                 ]))
+                if stopped {
+                    events.append(NewEvent(PushEvent.quotaReached, PushEvent.quotaReachedData(
+                        pushId: pushId, at: at, quota: app.intSetting("daily_push_quota"), devices: Int64(targets.count))))
+                }
                 if targets.isEmpty {
                     events.append(NewEvent(PushEvent.completed, ["objectId": .string(pushId), "at": .string(at)]))
                     state = "done"
@@ -85,8 +102,17 @@ public struct PushStore: Sendable {
                     ON CONFLICT (app_id, req_id) DO UPDATE SET push_id = excluded.push_id, created_at = excluded.created_at
                     """)
             }
-            return Accepted(objectId: pushId, createdAt: at)
+            return .accepted(Accepted(objectId: pushId, createdAt: at))
         }
+        switch outcome {
+        case .accepted(let accepted): return accepted
+        case .refused(let error): throw error
+        }
+    }
+
+    private enum Outcome: Sendable {
+        case accepted(Accepted)
+        case refused(LeanError)
     }
 
     /// `/push/devices` targets: iOS ids are device tokens; Android ids are registrationIds or installationIds.

@@ -30,7 +30,9 @@ public struct PushTargeting: Sendable {
     public func step(app: App, pushId: String, now: Date = Date()) async throws -> Bool {
         let stream = PushEvent.stream(pushId)
         let metadata = EventMetadata.system("fan-out")
-        return try await store.write(appId: app.appId, metadata: metadata, lockKeys: [stream]) { tx in
+        // The `limits` lock makes the daily quota exact when several pushes of the app target at once.
+        let lockKeys = [stream, UsageEvent.limitsStream]
+        return try await store.write(appId: app.appId, metadata: metadata, lockKeys: lockKeys) { tx in
             let conn = tx.connection
             guard let job = try await conn.query(
                 """
@@ -64,12 +66,20 @@ public struct PushTargeting: Sendable {
                     return false
                 }
             }
+            let quota = app.intSetting("daily_push_quota")
+            let allowed = min(Int64(pageSize), max(0, quota - (try await PushLimits.devicesToday(app: app, now: now, on: conn))))
             let rows = try await conn.query(
                 """
                 SELECT object_id, device_type, device_token, registration_id, device_profile, badge FROM installations
                 WHERE \(condition) AND object_id > \(cursor ?? "")
-                ORDER BY object_id LIMIT \(pageSize)
+                ORDER BY object_id LIMIT \(allowed)
                 """)
+            // The quota is used up while targets remain: stop here; what was targeted is still sent.
+            var stopsAtQuota = false
+            if allowed == 0 {
+                stopsAtQuota = !(try await conn.query(
+                    "SELECT 1 AS one FROM installations WHERE \(condition) AND object_id > \(cursor ?? "") LIMIT 1").isEmpty)
+            }
             let pushData = try PushData(request.data)
             var targets: [PushTarget] = []
             for row in rows {
@@ -94,13 +104,17 @@ public struct PushTargeting: Sendable {
             }
             let batches = batchNo + (targets.isEmpty ? 0 : 1)
             let devices = try job.int64("targeted") + Int64(targets.count)
-            let more = rows.count == pageSize
+            let more = allowed > 0 && rows.count == allowed
             var nextState = "targeting"
             if !more {
                 var completed = base
                 completed["devices"] = .int(devices)
                 completed["batches"] = .int(Int64(batches))
                 events.append(NewEvent(PushEvent.targetingCompleted, .object(completed)))
+                if stopsAtQuota {
+                    events.append(NewEvent(PushEvent.quotaReached,
+                        PushEvent.quotaReachedData(pushId: pushId, at: at, quota: quota, devices: devices)))
+                }
                 let pending = try await conn.query(
                     """
                     SELECT count(*) AS n FROM push_batches

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The settings an app can have (SPEC §4.8, §5, §10), parsed from `key=value` text and validated.
 /// Provider settings may be stored under a profile name (`apns.<profile>.topic`), which an installation's
 /// `deviceProfile` selects.
@@ -38,6 +40,13 @@ public enum AppSettings {
             case "false", "0", "no", "off": return .bool(false)
             default: throw .invalidParameter("Setting \(key) takes true or false.")
             }
+        }
+        if key == "timezone" {
+            // Usage days are cut in this zone by PostgreSQL, which knows the same IANA names.
+            guard TimeZone(identifier: value) != nil else {
+                throw .invalidParameter("Setting timezone takes an IANA time zone name such as Asia/Shanghai.")
+            }
+            return .string(value)
         }
         if stringKeys.contains(key) { return .string(value) }
         let parts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)

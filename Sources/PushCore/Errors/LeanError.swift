@@ -4,11 +4,14 @@ public struct LeanError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: Int
     public let message: String
     public let httpStatus: Int
+    /// Seconds a refused client should wait (the `Retry-After` header of a rate-limit answer).
+    public let retryAfterSeconds: Int?
 
-    public init(_ code: Int, _ message: String, status: Int = 400) {
+    public init(_ code: Int, _ message: String, status: Int = 400, retryAfterSeconds: Int? = nil) {
         self.code = code
         self.message = message
         self.httpStatus = status
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     public var description: String { "LeanError(\(code), \(message))" }
@@ -35,5 +38,9 @@ public struct LeanError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func tooLarge(_ limit: Int) -> LeanError {
         LeanError(1, "Request entity too large: the limit is \(limit) bytes.", status: 413)
     }
-    public static func rateLimited(_ message: String) -> LeanError { LeanError(429, message, status: 429) }
+    public static func rateLimited(_ message: String, retryAfter: Int) -> LeanError {
+        LeanError(429, message, status: 429, retryAfterSeconds: retryAfter)
+    }
+    /// The app's daily push quota is used up (SPEC §4.8).
+    public static func quotaExceeded(_ message: String) -> LeanError { LeanError(119, message, status: 403) }
 }

@@ -1,0 +1,102 @@
+import Postgres
+import PushCore
+
+/// Projects pushes, deliveries and app opens into the open-rate tables (SPEC §6, issue 4 point 2):
+/// `push_stats` (per push; survives the purge of the push record so reports keep their aggregates),
+/// `push_opens` (per push and opening installation: first open, time to open) and `daily_opens` (per local
+/// day and platform). A push open counts once per installation in the unique figures.
+public struct PushStatsProjection: Projection {
+    public let name = "push_stats"
+    public let tables = ["push_stats", "push_opens", "daily_opens"]
+
+    public init() {}
+
+    public func handles(_ eventType: String) -> Bool {
+        switch eventType {
+        case PushEvent.requested, PushEvent.targeted, PushEvent.batchDelivered, InstallationEvent.opened: return true
+        default: return false
+        }
+    }
+
+    public func apply(_ event: RecordedEvent, on conn: PGConnection, schema: String) async throws {
+        let d = event.data
+        let app = event.appId
+        let at = d["at"]?.stringValue
+        let stats = "\(schema).push_stats"
+        switch event.type {
+        case PushEvent.requested:
+            try await conn.query(
+                """
+                INSERT INTO \(unsafeRaw: stats) (app_id, push_id, notification_id, created_at)
+                VALUES (\(app), \(d["objectId"]?.stringValue), \(d["request"]?["notification_id"]?.stringValue),
+                        \(at)::timestamptz)
+                """)
+        case PushEvent.targeted:
+            try await conn.query(
+                """
+                UPDATE \(unsafeRaw: stats) SET devices = devices + \(Int64(d["targets"]?.arrayValue?.count ?? 0))
+                WHERE app_id = \(app) AND push_id = \(d["objectId"]?.stringValue)
+                """)
+        case PushEvent.batchDelivered:
+            func n(_ key: String) -> Int64 { d[key]?.intValue ?? 0 }
+            try await conn.query(
+                """
+                UPDATE \(unsafeRaw: stats) SET successes = successes + \(n("successes")), errors = errors + \(n("errors")),
+                    ios_successes = ios_successes + \(n("iosSuccesses")),
+                    android_successes = android_successes + \(n("androidSuccesses"))
+                WHERE app_id = \(app) AND push_id = \(d["objectId"]?.stringValue)
+                """)
+            for (platform, key) in [(PushPlatform.ios, "iosSuccesses"), (.android, "androidSuccesses")] where n(key) > 0 {
+                try await addDaily(app: app, at: at, platform: platform.rawValue, ["successes": n(key)], on: conn, schema: schema)
+            }
+        case InstallationEvent.opened:
+            try await applyOpen(event, on: conn, schema: schema)
+        default:
+            break
+        }
+    }
+
+    private func applyOpen(_ event: RecordedEvent, on conn: PGConnection, schema: String) async throws {
+        let d = event.data
+        let app = event.appId
+        let at = d["at"]?.stringValue
+        let platform = d["platform"]?.stringValue ?? ""
+        guard let pushId = d["pushId"]?.stringValue else {
+            try await addDaily(app: app, at: at, platform: platform, ["app_opens": 1], on: conn, schema: schema)
+            return
+        }
+        // `xmax = 0` tells a fresh insert from an update: the first open of this push on this installation.
+        let first = try await conn.query(
+            """
+            INSERT INTO \(unsafeRaw: schema).push_opens
+                (app_id, push_id, installation_id, platform, first_open_at, seconds_to_open, opens)
+            VALUES (\(app), \(pushId), \(d["objectId"]?.stringValue), \(platform), \(at)::timestamptz,
+                    extract(epoch FROM \(at)::timestamptz - \(d["deliveredAt"]?.stringValue)::timestamptz), 1)
+            ON CONFLICT (app_id, push_id, installation_id) DO UPDATE SET opens = push_opens.opens + 1
+            RETURNING (xmax = 0) AS inserted
+            """)[0]["inserted"] == "t"
+        let unique: Int64 = first ? 1 : 0
+        try await conn.query(
+            """
+            UPDATE \(unsafeRaw: schema).push_stats SET opens = opens + 1, unique_opens = unique_opens + \(unique)
+            WHERE app_id = \(app) AND push_id = \(pushId)
+            """)
+        try await addDaily(app: app, at: at, platform: platform, ["push_opens": 1, "unique_push_opens": unique],
+            on: conn, schema: schema)
+    }
+
+    /// Adds to one local day's counters of a platform.
+    private func addDaily(app: String, at: String?, platform: String, _ amounts: KeyValuePairs<String, Int64>,
+        on conn: PGConnection, schema: String) async throws
+    {
+        for (column, amount) in amounts {
+            try await conn.query(
+                """
+                INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, \(unsafeRaw: column))
+                VALUES (\(app), \(LocalTime.day(at, appId: app, schema: schema)), \(platform), \(amount))
+                ON CONFLICT (app_id, day, platform) DO UPDATE
+                    SET \(unsafeRaw: column) = daily_opens.\(unsafeRaw: column) + \(amount)
+                """)
+        }
+    }
+}

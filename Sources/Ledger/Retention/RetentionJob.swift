@@ -1,0 +1,178 @@
+import Foundation
+import Postgres
+import PushCore
+
+/// The retention job (SPEC §8): every step appends events and re-checks its rows under their stream locks,
+/// so a second run changes nothing and several processes may run it at once.
+/// - installations not updated for the app's `installation_ttl_days` (default 90) → `InstallationExpired`;
+/// - push records older than 7 days that are finished → `NotificationPurged` (their work rows go too; the
+///   log and `push_stats` keep their history);
+/// - scheduled pushes whose expiration has passed → `PushExpired`;
+/// - each finished local day's usage → `UsageDayClosed` (one stream per day, so it closes once).
+public struct RetentionJob: Sendable {
+    let store: EventStore
+    let pageSize: Int
+
+    public static let pushRecordDays = 7
+
+    public init(store: EventStore, pageSize: Int = 500) {
+        self.store = store
+        self.pageSize = pageSize
+    }
+
+    public struct Report: Sendable, Equatable {
+        public var expiredInstallations = 0
+        public var purgedPushes = 0
+        public var expiredScheduled = 0
+        public var closedDays = 0
+
+        public init() {}
+
+        public var json: JSON {
+            [
+                "expiredInstallations": .int(Int64(expiredInstallations)), "purgedPushes": .int(Int64(purgedPushes)),
+                "expiredScheduled": .int(Int64(expiredScheduled)), "closedDays": .int(Int64(closedDays)),
+            ]
+        }
+    }
+
+    public func run(now: Date = Date()) async throws -> Report {
+        var report = Report()
+        let apps = try await store.pool.query("SELECT app_id, settings FROM apps ORDER BY app_id")
+        for row in apps {
+            let app = try row.string("app_id")
+            let settings = try row.json("settings").objectValue ?? [:]
+            let ttl = max(1, AppSettings.value("installation_ttl_days", in: settings)?.intValue ?? 90)
+            report.expiredInstallations += try await expireInstallations(app, before: now.addingTimeInterval(-Double(ttl) * 86400), now: now)
+            report.expiredScheduled += try await expireScheduled(app, now: now)
+            report.purgedPushes += try await purgePushes(
+                app, before: now.addingTimeInterval(-Double(Self.pushRecordDays) * 86400), now: now)
+            report.closedDays += try await closeDays(app, now: now)
+        }
+        return report
+    }
+
+    private var metadata: EventMetadata { .system("retention") }
+
+    /// One page of candidates at a time; each is re-read under its stream lock before it is expired.
+    private func expireInstallations(_ app: String, before cutoff: Date, now: Date) async throws -> Int {
+        var count = 0
+        var after = ""
+        while true {
+            let ids = try await store.pool.query(
+                """
+                SELECT object_id FROM installations
+                WHERE app_id = \(app) AND updated_at < \(cutoff)::timestamptz AND object_id > \(after)
+                ORDER BY object_id LIMIT \(pageSize)
+                """).map { try $0.string("object_id") }
+            guard let last = ids.last else { return count }
+            after = last
+            count += try await store.write(appId: app, metadata: metadata, lockKeys: ids.map(InstallationEvent.stream)) { tx in
+                let stale = try await tx.connection.query(
+                    """
+                    SELECT object_id, version, updated_at FROM installations
+                    WHERE app_id = \(app) AND object_id = ANY(\(ids)::text[]) AND updated_at < \(cutoff)::timestamptz
+                    """)
+                for row in stale {
+                    let id = try row.string("object_id")
+                    var data = InstallationEvent.removedData(objectId: id, reason: "stale", at: LeanDate.format(now))
+                        .objectValue ?? [:]
+                    data["lastUpdatedAt"] = .string(LeanDate.format(try row.date("updated_at")))
+                    try await tx.append(stream: InstallationEvent.stream(id), expectedVersion: try row.int("version"),
+                        [NewEvent(InstallationEvent.expired, .object(data))])
+                }
+                if !stale.isEmpty {
+                    try await tx.connection.query(
+                        "DELETE FROM last_deliveries WHERE app_id = \(app) AND installation_id = ANY(\(ids)::text[])")
+                }
+                return stale.count
+            }
+        }
+    }
+
+    private func expireScheduled(_ app: String, now: Date) async throws -> Int {
+        let ids = try await store.pool.query(
+            """
+            SELECT push_id FROM push_jobs
+            WHERE app_id = \(app) AND state = 'scheduled' AND expires_at <= \(now)::timestamptz ORDER BY push_id
+            """).map { try $0.string("push_id") }
+        var count = 0
+        for id in ids {
+            let stream = PushEvent.stream(id)
+            count += try await store.write(appId: app, metadata: metadata, lockKeys: [stream]) { tx in
+                let still = try await tx.connection.query(
+                    """
+                    UPDATE push_jobs SET state = 'done'
+                    WHERE app_id = \(app) AND push_id = \(id) AND state = 'scheduled' AND expires_at <= \(now)::timestamptz
+                    RETURNING push_id
+                    """)
+                guard !still.isEmpty else { return 0 }
+                try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
+                    [NewEvent(PushEvent.expired, ["objectId": .string(id), "at": .string(LeanDate.format(now))])])
+                return 1
+            }
+        }
+        return count
+    }
+
+    /// Finished records only: a push still scheduled or being sent keeps its record whatever its age.
+    private func purgePushes(_ app: String, before cutoff: Date, now: Date) async throws -> Int {
+        let unfinished = [PushEvent.Status.scheduled, PushEvent.Status.inQueue]
+        let ids = try await store.pool.query(
+            """
+            SELECT object_id FROM notifications
+            WHERE app_id = \(app) AND created_at < \(cutoff)::timestamptz AND status <> ALL(\(unfinished)::text[])
+            ORDER BY object_id
+            """).map { try $0.string("object_id") }
+        var count = 0
+        for id in ids {
+            let stream = PushEvent.stream(id)
+            count += try await store.write(appId: app, metadata: metadata, lockKeys: [stream]) { tx in
+                let conn = tx.connection
+                let still = try await conn.query(
+                    """
+                    SELECT 1 AS one FROM notifications
+                    WHERE app_id = \(app) AND object_id = \(id) AND created_at < \(cutoff)::timestamptz
+                      AND status <> ALL(\(unfinished)::text[])
+                    """)
+                guard !still.isEmpty else { return 0 }
+                try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
+                    [NewEvent(PushEvent.purged, ["objectId": .string(id), "at": .string(LeanDate.format(now))])])
+                try await conn.query("DELETE FROM push_batches WHERE app_id = \(app) AND push_id = \(id)")
+                try await conn.query("DELETE FROM push_jobs WHERE app_id = \(app) AND push_id = \(id)")
+                return 1
+            }
+        }
+        return count
+    }
+
+    /// Days before the app's current local day that are not closed yet.
+    private func closeDays(_ app: String, now: Date) async throws -> Int {
+        let days = try await store.pool.query(
+            """
+            SELECT to_char(day, 'YYYY-MM-DD') AS day FROM daily_usage
+            WHERE app_id = \(app) AND NOT closed AND day < \(LocalTime.day(LeanDate.format(now), appId: app, schema: "public"))
+            ORDER BY day
+            """).map { try $0.string("day") }
+        var count = 0
+        for day in days {
+            let stream = UsageEvent.dayStream(day)
+            count += try await store.write(appId: app, metadata: metadata, lockKeys: [stream]) { tx in
+                guard try await tx.currentVersion(of: stream) == 0,
+                    let usage = try await tx.connection.query(
+                        """
+                        SELECT calls, peak_calls_per_minute, devices, successes FROM daily_usage
+                        WHERE app_id = \(app) AND day = \(day)::date
+                        """).first
+                else { return 0 }
+                try await tx.append(stream: stream, expectedVersion: 0, [NewEvent(UsageEvent.dayClosed, [
+                    "at": .string(LeanDate.format(now)), "day": .string(day), "calls": .int(try usage.int64("calls")),
+                    "peakCallsPerMinute": .int(try usage.int64("peak_calls_per_minute")),
+                    "devices": .int(try usage.int64("devices")), "successes": .int(try usage.int64("successes")),
+                ])])
+                return 1
+            }
+        }
+        return count
+    }
+}

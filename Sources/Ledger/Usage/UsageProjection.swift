@@ -1,0 +1,72 @@
+import Postgres
+import PushCore
+
+/// Projects push calls, targeted devices, deliveries and limit decisions into the per-app counters that
+/// billing and the limits read (SPEC §4.8): `daily_usage`, `minute_calls` and `push_bans`. Applied inline,
+/// so a limit check made under the app's `limits` lock sees every call committed before it.
+public struct UsageProjection: Projection {
+    public let name = "usage"
+    public let tables = ["daily_usage", "minute_calls", "push_bans"]
+
+    public init() {}
+
+    public func handles(_ eventType: String) -> Bool {
+        switch eventType {
+        case PushEvent.requested, PushEvent.targeted, PushEvent.batchDelivered: return true
+        default: return UsageEvent.all.contains(eventType)
+        }
+    }
+
+    public func apply(_ event: RecordedEvent, on conn: PGConnection, schema: String) async throws {
+        let d = event.data
+        let app = event.appId
+        let at = d["at"]?.stringValue
+        let day = LocalTime.day(at, appId: app, schema: schema)
+        func add(_ column: String, _ amount: Int64) async throws {
+            try await conn.query(
+                """
+                INSERT INTO \(unsafeRaw: schema).daily_usage (app_id, day, \(unsafeRaw: column))
+                VALUES (\(app), \(day), \(amount))
+                ON CONFLICT (app_id, day) DO UPDATE SET \(unsafeRaw: column) = daily_usage.\(unsafeRaw: column) + \(amount)
+                """)
+        }
+        switch event.type {
+        case PushEvent.requested:
+            // One call in its minute; the day's peak is the busiest minute so far.
+            try await conn.query(
+                """
+                WITH m AS (
+                    INSERT INTO \(unsafeRaw: schema).minute_calls (app_id, minute, calls)
+                    VALUES (\(app), \(LocalTime.minute(at, appId: app, schema: schema)), 1)
+                    ON CONFLICT (app_id, minute) DO UPDATE SET calls = minute_calls.calls + 1
+                    RETURNING minute, calls)
+                INSERT INTO \(unsafeRaw: schema).daily_usage (app_id, day, calls, peak_calls_per_minute)
+                SELECT \(app), m.minute::date, 1, m.calls FROM m
+                ON CONFLICT (app_id, day) DO UPDATE SET calls = daily_usage.calls + 1,
+                    peak_calls_per_minute = greatest(daily_usage.peak_calls_per_minute, excluded.peak_calls_per_minute)
+                """)
+        case PushEvent.targeted:
+            try await add("devices", Int64(d["targets"]?.arrayValue?.count ?? 0))
+        case PushEvent.batchDelivered:
+            try await add("successes", d["successes"]?.intValue ?? 0)
+        case UsageEvent.rateLimited:
+            try await add("rate_limit_bans", 1)
+            try await conn.query(
+                """
+                INSERT INTO \(unsafeRaw: schema).push_bans (app_id, banned_until)
+                VALUES (\(app), \(d["bannedUntil"]?.stringValue)::timestamptz)
+                ON CONFLICT (app_id) DO UPDATE SET banned_until = excluded.banned_until
+                """)
+        case UsageEvent.quotaRefused:
+            try await add("quota_refusals", 1)
+        case UsageEvent.dayClosed:
+            try await conn.query(
+                """
+                INSERT INTO \(unsafeRaw: schema).daily_usage (app_id, day, closed) VALUES (\(app), \(d["day"]?.stringValue)::date, true)
+                ON CONFLICT (app_id, day) DO UPDATE SET closed = true
+                """)
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import PushCore
+import Testing
+import TestSupport
+
+@Suite("Open tracking and push limits over HTTP", .enabled(if: TestDatabase.isAvailable), .serialized)
+struct OpenTrackingAPITests {
+    @Test("a delivered push is opened through /events/AppOpened and /stats/collect; the record counts the opens")
+    func opensOverHTTP() async throws {
+        let f = try await PushFixture.make()
+        defer { f.stop() }
+        let i1 = try await f.install(hexToken(1))
+        try await f.install(hexToken(2), extra: ["installationId": "dev-2"])
+        let id = try await f.push(["channels": ["news"], "data": ["alert": "hi"]])
+        #expect(try await f.waitDone(id)["successes"] == 2)
+
+        // Explicit _nid by objectId, then an SDK-format push open without _nid (attributed to the last delivery).
+        let explicit = try await f.client.send("POST", "/1.1/events/AppOpened", json: ["objectId": .string(i1), "notificationId": .string(id)])
+        #expect(explicit.status == 201, "\(explicit.text)")
+        #expect(explicit.body["notificationId"]?.stringValue == id)
+        #expect(explicit.body["attribution"] == "explicit")
+        let collected = try await f.client.send("POST", "/1.1/stats/collect", json: [
+            "device": ["installation_id": "dev-2", "os": "iOS"],
+            "events": ["event": [["event": "!AV!PushOpen", "attr": [:]], ["event": "_page", "duration": 3]]],
+        ])
+        #expect(collected.status == 200, "\(collected.text)")
+        #expect(collected.body["opens"]?.arrayValue?.first?["notificationId"]?.stringValue == id)
+        #expect(collected.body["opens"]?.arrayValue?.first?["attribution"] == "recent")
+        #expect(try await f.master.send("GET", "/1.1/notifications/\(id)").body["opens"] == 2)
+
+        // Bad input: the LeanCloud error, and nothing recorded.
+        let before = try await f.db.eventCount()
+        let missing = try await f.client.send("POST", "/1.1/events/AppOpened", json: ["notificationId": .string(id)])
+        #expect(missing.status == 400)
+        #expect(missing.body["code"] == 135)
+        let unknown = try await f.client.send("POST", "/1.1/events/AppOpened", json: ["installationId": "nobody"])
+        #expect(unknown.status == 404)
+        #expect(unknown.body["code"] == 101)
+        let noEvents = try await f.client.send("POST", "/1.1/stats/collect", json: ["device": ["installation_id": "dev-2"]])
+        #expect(noEvents.body["code"] == 135)
+        #expect(try await f.db.eventCount() == before)
+    }
+
+    @Test("beyond push_rate_per_minute every push call gets 429 with Retry-After for 60 s")
+    func rateLimitOverHTTP() async throws {
+        let f = try await PushFixture.make()
+        defer { f.stop() }
+        let set = try ServerProcess.command(["app", "set", "--app", "app1", "push_rate_per_minute=2"], databaseURL: f.db.url)
+        #expect(set.status == 0)
+        // The server caches apps briefly; wait until it sees the new limit.
+        try await Task.sleep(for: .seconds(3))
+        let body: JSON = ["where": ["deviceType": "none"], "data": ["alert": "x"]]
+        var statuses: [Int] = []
+        var retryAfter: [String?] = []
+        for _ in 0..<5 {
+            let reply = try await f.master.send("POST", "/1.1/push", json: body)
+            statuses.append(reply.status)
+            retryAfter.append(reply.headers["retry-after"] ?? reply.headers["Retry-After"])
+            if reply.status == 429 { #expect(reply.body["code"] == 429) }
+        }
+        // Two calls fit in a minute; if the minute turns, two more may; the fifth is refused either way.
+        #expect(statuses.filter { $0 == 200 }.count >= 2)
+        #expect(statuses.last == 429)
+        #expect(retryAfter.last??.isEmpty == false)
+    }
+}

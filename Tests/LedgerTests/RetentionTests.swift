@@ -1,0 +1,98 @@
+import Foundation
+import Ledger
+import Postgres
+import PushCore
+import Testing
+import TestSupport
+
+@Suite("Retention job", .enabled(if: TestDatabase.isAvailable))
+struct RetentionTests {
+    @Test("91 days later only stale installations expire, 8 days later only old records go; a rerun changes nothing")
+    func retention() async throws {
+        let db = try await TestDatabase.make()
+        let ledger = db.ledger
+        let app = try await ledger.apps.create(name: "r", appId: "ret")
+        let meta = EventMetadata(keyKind: "master")
+        let t0 = LeanDate.parse("2026-01-01T00:00:00Z")!
+        func day(_ n: Double) -> Date { t0.addingTimeInterval(n * 86400) }
+        var ids: [String] = []
+        for i in 0..<6 {
+            ids.append(try await ledger.installations.save(appId: app.appId, body: [
+                "deviceType": "ios", "deviceToken": .string(String(format: "%064x", i + 1)), "channels": ["c"],
+            ], metadata: meta, now: day(0)).objectId)
+        }
+        // Pushes on day 0 (done), day 2 (done) and one scheduled for day 200 that expires on day 30.
+        func push(_ body: [String: JSON], at now: Date) async throws -> String {
+            let request = try PushRequest.parse(body, devicesEndpoint: false, headerProd: nil, now: now)
+            let id = try await ledger.pushes.request(request, app: app, metadata: meta, now: now).objectId
+            while try await PushTargeting(store: ledger.events).step(app: app, pushId: id, now: now) {}
+            let batches = PushBatches(store: ledger.events)
+            while let claim = try await batches.claim(owner: "t", now: now) {
+                try await batches.record(claim, outcomes: claim.targets.map { _ in .delivered }, now: now)
+            }
+            return id
+        }
+        let old = try await push(["channels": ["c"], "data": ["alert": "a"]], at: day(0))
+        let recent = try await push(["channels": ["c"], "data": ["alert": "b"]], at: day(2))
+        let scheduled = try await push(["channels": ["c"], "data": ["alert": "c"],
+            "push_time": .string(LeanDate.format(day(20))), "expiration_time": .string(LeanDate.format(day(30)))], at: day(2))
+
+        // Three are touched later: an update on day 2, an open on day 5, a badge reset on day 3.
+        _ = try await ledger.installations.update(appId: app.appId, objectId: ids[0], body: ["channels": ["d"]], metadata: meta, now: day(2))
+        _ = try await ledger.opens.record(appId: app.appId, AppOpen(installation: .objectId(ids[1]), kind: .app),
+            metadata: meta, now: day(5))
+        _ = try await ledger.installations.update(appId: app.appId, objectId: ids[2], body: ["badge": 0], metadata: meta, now: day(3))
+
+        // 8 days after day 0: only the day-0 push record goes; the scheduled one and day 2's stay.
+        let first = try await RetentionJob(store: ledger.events).run(now: day(8))
+        #expect(first.purgedPushes == 1)
+        #expect(first.expiredInstallations == 0)
+        #expect(first.closedDays == 2)
+        #expect(try await ledger.pushes.get(appId: app.appId, pushId: old) == nil)
+        #expect(try await ledger.pushes.get(appId: app.appId, pushId: recent) != nil)
+        #expect(try await ledger.pushes.get(appId: app.appId, pushId: scheduled) != nil)
+        // Its aggregates stay for the reports.
+        let kept = try await ledger.pool.query("SELECT devices, successes FROM push_stats WHERE push_id = \(old)")
+        #expect(kept.map { [$0["devices"], $0["successes"]] } == [["6", "6"]])
+
+        // 91 days after day 0: the three untouched installations expire; day 2's push record goes; the
+        // scheduled push expired on day 30 and is dropped (its record goes too, being finished).
+        let second = try await RetentionJob(store: ledger.events).run(now: day(91))
+        #expect(second.expiredInstallations == 3)
+        #expect(second.expiredScheduled == 1)
+        #expect(second.purgedPushes == 2)
+        #expect(second.closedDays == 0)
+        let remaining = Set(try await ledger.pool.query("SELECT object_id FROM installations WHERE app_id = 'ret'")
+            .map { try $0.string("object_id") })
+        #expect(remaining == Set(ids[0..<3]))
+        let expired = try await ledger.pool.query(
+            "SELECT count(*) AS n FROM events WHERE app_id = 'ret' AND type = \(InstallationEvent.expired)")[0].int("n")
+        #expect(expired == 3)
+
+        // Idempotent: nothing left to do, nothing appended.
+        let count = try await db.eventCount()
+        let third = try await RetentionJob(store: ledger.events).run(now: day(91))
+        #expect(third == RetentionJob.Report())
+        #expect(try await db.eventCount() == count)
+        let report = try await ledger.rebuilder().run(verify: true)
+        #expect(report.differences.isEmpty, "\(report.differences)")
+    }
+
+    @Test("the retention command runs the job at --now and prints what it did")
+    func command() async throws {
+        let db = try await TestDatabase.make()
+        let app = try await db.ledger.apps.create(name: "r", appId: "retcmd")
+        _ = try await db.ledger.installations.save(appId: app.appId, body: [
+            "deviceType": "android", "installationId": "x1", "channels": ["c"],
+        ], metadata: EventMetadata(keyKind: "client"), now: LeanDate.parse("2026-01-01T00:00:00Z")!)
+        let run = try ServerProcess.command(["retention", "run", "--now", "2026-04-02T00:00:00Z"], databaseURL: db.url)
+        #expect(run.status == 0)
+        let out = try JSON.parse(Array(run.output.split(separator: "\n").last!.utf8))
+        #expect(out["expiredInstallations"] == 1)
+        #expect(out["closedDays"] == 0)
+        let again = try ServerProcess.command(["retention", "run", "--now", "2026-04-02T00:00:00Z"], databaseURL: db.url)
+        #expect(try JSON.parse(Array(again.output.split(separator: "\n").last!.utf8))["expiredInstallations"] == 0)
+        let bad = try ServerProcess.command(["retention", "run", "--now", "soon"], databaseURL: db.url)
+        #expect(bad.status != 0)
+    }
+}
