@@ -63,4 +63,29 @@ struct OpenTrackingAPITests {
         #expect(statuses.last == 429)
         #expect(retryAfter.last??.isEmpty == false)
     }
+
+    @Test("two server processes share one rate limit: across both, no more than the limit pass in a minute")
+    func rateLimitAcrossProcesses() async throws {
+        let f = try await PushFixture.make()
+        defer { f.stop() }
+        #expect(try ServerProcess.command(["app", "set", "--app", "app1", "push_rate_per_minute=3"], databaseURL: f.db.url).status == 0)
+        let second = try ServerProcess(databaseURL: f.db.url)
+        defer { second.stop() }
+        let other = TestHTTP(baseURL: second.baseURL, headers: f.master.headers)
+        try await Task.sleep(for: .seconds(3))
+        // Start early in a minute so all calls fall into it.
+        while Calendar(identifier: .gregorian).component(.second, from: Date()) > 40 {
+            try await Task.sleep(for: .seconds(1))
+        }
+        let body: JSON = ["where": ["deviceType": "none"], "data": ["alert": "x"]]
+        var accepted = 0
+        for i in 0..<8 {
+            let reply = try await (i % 2 == 0 ? f.master : other).send("POST", "/1.1/push", json: body)
+            if reply.status == 200 { accepted += 1 } else { #expect(reply.status == 429) }
+        }
+        #expect(accepted == 3)
+        let bans = try await f.db.ledger.pool.query(
+            "SELECT count(*) AS n FROM events WHERE app_id = 'app1' AND type = \(UsageEvent.rateLimited)")[0].int("n")
+        #expect(bans == 1)
+    }
 }

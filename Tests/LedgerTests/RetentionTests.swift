@@ -95,4 +95,25 @@ struct RetentionTests {
         let bad = try ServerProcess.command(["retention", "run", "--now", "soon"], databaseURL: db.url)
         #expect(bad.status != 0)
     }
+
+    @Test("two retention runs at once do the work once between them")
+    func concurrentRuns() async throws {
+        let db = try await TestDatabase.make()
+        let app = try await db.ledger.apps.create(name: "r", appId: "retpar")
+        let t0 = LeanDate.parse("2026-01-01T00:00:00Z")!
+        for i in 0..<1200 {
+            _ = try await db.ledger.installations.save(appId: app.appId, body: [
+                "deviceType": "ios", "deviceToken": .string(String(format: "%064x", i + 1)),
+            ], metadata: EventMetadata(keyKind: "client"), now: t0)
+        }
+        let now = t0.addingTimeInterval(100 * 86400)
+        async let a = RetentionJob(store: db.ledger.events, pageSize: 100).run(now: now)
+        async let b = RetentionJob(store: db.ledger.events, pageSize: 100).run(now: now)
+        let (ra, rb) = try await (a, b)
+        #expect(ra.expiredInstallations + rb.expiredInstallations == 1200)
+        let expired = try await db.ledger.pool.query(
+            "SELECT count(*) AS n FROM events WHERE app_id = 'retpar' AND type = \(InstallationEvent.expired)")[0].int("n")
+        #expect(expired == 1200)
+        #expect(try await db.ledger.pool.query("SELECT count(*) AS n FROM installations")[0].int("n") == 0)
+    }
 }
