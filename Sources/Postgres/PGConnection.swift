@@ -8,6 +8,8 @@ import Logging
 /// time (the pool lends it inside a closure), which is why the handle is safe behind `@unchecked Sendable`.
 public final class PGConnection: @unchecked Sendable {
     private let queue: DispatchQueue
+    /// Runs the borrower's tasks on `queue` (see `PGConnectionExecutor`).
+    let executor: PGConnectionExecutor
     private var handle: OpaquePointer?
     public let id: Int
     /// Set when the connection failed at the socket level; the pool then discards it.
@@ -22,6 +24,7 @@ public final class PGConnection: @unchecked Sendable {
     private init(handle: OpaquePointer, queue: DispatchQueue, id: Int) {
         self.handle = handle
         self.queue = queue
+        self.executor = PGConnectionExecutor(queue: queue, id: id)
         self.id = id
     }
 
@@ -183,20 +186,24 @@ public final class PGConnection: @unchecked Sendable {
     private func onQueue<T: Sendable>(_ body: @escaping @Sendable (OpaquePointer) throws -> T) async throws -> T {
         let cancel = CancelToken()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { cont in
-                queue.async {
-                    guard let conn = self.handle, !self.isBroken || PQstatus(conn) == CONNECTION_OK else {
-                        cont.resume(throwing: PGError(kind: .connection, message: "connection is closed"))
-                        return
-                    }
-                    cancel.arm(PQgetCancel(conn))
-                    defer { cancel.disarm() }
-                    cont.resume(with: Result { try body(conn) })
-                }
+            // Already on the queue (the borrower runs on the connection's executor): call libpq inline.
+            if executor.isCurrent { return try run(body, cancel: cancel) }
+            return try await withCheckedThrowingContinuation { cont in
+                queue.async { cont.resume(with: Result { try self.run(body, cancel: cancel) }) }
             }
         } onCancel: {
             cancel.fire()
         }
+    }
+
+    /// Runs `body` on the queue with the cancel token armed. Only ever called on `queue`.
+    private func run<T>(_ body: (OpaquePointer) throws -> T, cancel: CancelToken) throws -> T {
+        guard let conn = handle, !isBroken || PQstatus(conn) == CONNECTION_OK else {
+            throw PGError(kind: .connection, message: "connection is closed")
+        }
+        cancel.arm(PQgetCancel(conn))
+        defer { cancel.disarm() }
+        return try body(conn)
     }
 
     private func consume(_ result: OpaquePointer?, conn: OpaquePointer) throws -> PGRows {

@@ -23,7 +23,8 @@ public actor PGPool {
     ) async throws -> T {
         let conn = try await acquire()
         do {
-            let value = try await body(conn)
+            // The borrower runs on the connection's own queue, so its statements need no thread hops.
+            let value = try await withTaskExecutorPreference(conn.executor) { try await body(conn) }
             await release(conn)
             return value
         } catch {
