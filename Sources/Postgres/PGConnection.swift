@@ -18,6 +18,9 @@ public final class PGConnection: @unchecked Sendable {
     /// statements are prepared once per connection, so the server parses and plans them once.
     private var prepared: [String: String] = [:]
     private static let maxPrepared = 512
+    /// Statements queued by `enqueue`, sent with the next round trip. Touched only on `queue`.
+    private var pending: [PGQuery] = []
+    private static let maxPending = 256
 
     private static let counter = LockedCounter()
 
@@ -58,28 +61,41 @@ public final class PGConnection: @unchecked Sendable {
         return PGConnection(handle: handle, queue: queue, id: id)
     }
 
-    /// Runs one statement with bound parameters (extended protocol, text format).
+    /// Runs one statement with bound parameters (extended protocol, text format). Statements queued with
+    /// `enqueue` go first, in the same round trip.
     @discardableResult
     public func query(_ query: PGQuery) async throws -> PGRows {
         try await onQueue { conn in
-            guard !query.binds.isEmpty else {
-                return try self.consume(PQexecParams(conn, query.sql, 0, nil, nil, nil, nil, 0), conn: conn)
+            if !self.pending.isEmpty { return try self.runPipeline(final: query, conn: conn) }
+            let name = self.preparedName(for: query)
+            if let name, self.prepared[query.sql] == nil {
+                _ = try self.consume(PQprepare(conn, name, query.sql, Int32(query.binds.count), nil), conn: conn)
+                self.prepared[query.sql] = name
             }
-            var name = self.prepared[query.sql]
-            if name == nil, self.prepared.count < Self.maxPrepared {
-                let candidate = "pl_\(self.prepared.count)"
-                _ = try self.consume(PQprepare(conn, candidate, query.sql, Int32(query.binds.count), nil), conn: conn)
-                self.prepared[query.sql] = candidate
-                name = candidate
-            }
-            let result = Self.withCStrings(query.binds) { values in
-                if let name {
-                    return PQexecPrepared(conn, name, Int32(values.count), values, nil, nil, 0)
-                }
-                return PQexecParams(conn, query.sql, Int32(values.count), nil, values, nil, nil, 0)
-            }
-            return try self.consume(result, conn: conn)
+            return try self.consume(self.send(query, name: name, conn: conn, pipelined: false), conn: conn)
         }
+    }
+
+    /// Queues a statement whose result nobody needs. Queued statements are sent together with the next
+    /// `query` or `flush`, pipelined in one round trip; an error among them is thrown there. Outside a
+    /// transaction, one pipeline runs as one implicit transaction (all or nothing).
+    public func enqueue(_ query: PGQuery) async throws {
+        try await onQueue { conn in
+            self.pending.append(query)
+            if self.pending.count >= Self.maxPending { _ = try self.runPipeline(final: nil, conn: conn) }
+        }
+    }
+
+    /// Sends the queued statements now.
+    public func flush() async throws {
+        try await onQueue { conn in
+            if !self.pending.isEmpty { _ = try self.runPipeline(final: nil, conn: conn) }
+        }
+    }
+
+    /// Forgets queued statements (the transaction they belonged to is being rolled back).
+    func discardPending() async {
+        _ = try? await onQueue { _ in self.pending.removeAll() }
     }
 
     /// Runs several statements in one round trip (simple protocol, no parameters): migrations and DDL only.
@@ -204,6 +220,78 @@ public final class PGConnection: @unchecked Sendable {
         cancel.arm(PQgetCancel(conn))
         defer { cancel.disarm() }
         return try body(conn)
+    }
+
+    /// The prepared-statement name for a parameterised statement (nil: run it unprepared).
+    private func preparedName(for query: PGQuery) -> String? {
+        guard !query.binds.isEmpty else { return nil }
+        if let name = prepared[query.sql] { return name }
+        return prepared.count < Self.maxPrepared ? "pl_\(prepared.count)" : nil
+    }
+
+    /// Executes (blocking) or sends (pipelined) one statement.
+    private func send(_ query: PGQuery, name: String?, conn: OpaquePointer, pipelined: Bool) -> OpaquePointer? {
+        Self.withCStrings(query.binds) { values -> OpaquePointer? in
+            let n = Int32(values.count)
+            if pipelined {
+                let ok = name.map { PQsendQueryPrepared(conn, $0, n, values, nil, nil, 0) }
+                    ?? PQsendQueryParams(conn, query.sql, n, nil, values, nil, nil, 0)
+                return ok == 1 ? conn : nil
+            }
+            if let name { return PQexecPrepared(conn, name, n, values, nil, nil, 0) }
+            return PQexecParams(conn, query.sql, n, nil, values, nil, nil, 0)
+        }
+    }
+
+    /// Sends the queued statements (and `final`) in pipeline mode, one sync, one round trip; returns the
+    /// rows of `final`. The first error is thrown after every result is read, leaving the connection clean.
+    private func runPipeline(final: PGQuery?, conn: OpaquePointer) throws -> PGRows {
+        var queries = pending
+        pending.removeAll()
+        if let final { queries.append(final) }
+        guard PQenterPipelineMode(conn) == 1 else { throw connectionError(conn) }
+        enum Step { case prepare(String), execute(last: Bool) }
+        var steps: [Step] = []
+        var sendFailed = false
+        for (i, query) in queries.enumerated() {
+            let name = preparedName(for: query)
+            if let name, prepared[query.sql] == nil {
+                guard PQsendPrepare(conn, name, query.sql, Int32(query.binds.count), nil) == 1 else { sendFailed = true; break }
+                prepared[query.sql] = name
+                steps.append(.prepare(query.sql))
+            }
+            guard send(query, name: name, conn: conn, pipelined: true) != nil else { sendFailed = true; break }
+            steps.append(.execute(last: final != nil && i == queries.count - 1))
+        }
+        _ = PQpipelineSync(conn)
+        var failure: Error? = sendFailed ? connectionError(conn) : nil
+        var rows = PGRows(columns: [], values: [], affectedRows: 0)
+        for step in steps {
+            while let result = PQgetResult(conn) {
+                let status = PQresultStatus(result)
+                let ok = status != PGRES_FATAL_ERROR && status != PGRES_PIPELINE_ABORTED
+                if !ok, case .prepare(let sql) = step { prepared[sql] = nil }
+                if status == PGRES_PIPELINE_ABORTED {
+                    PQclear(result)
+                    continue
+                }
+                do {
+                    let consumed = try consume(result, conn: conn)
+                    if case .execute(last: true) = step { rows = consumed }
+                } catch {
+                    failure = failure ?? error
+                }
+            }
+        }
+        // The sync point, then the connection is idle again.
+        while let result = PQgetResult(conn) {
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        PQexitPipelineMode(conn)
+        if let failure { throw failure }
+        return rows
     }
 
     private func consume(_ result: OpaquePointer?, conn: OpaquePointer) throws -> PGRows {

@@ -24,10 +24,15 @@ public actor PGPool {
         let conn = try await acquire()
         do {
             // The borrower runs on the connection's own queue, so its statements need no thread hops.
-            let value = try await withTaskExecutorPreference(conn.executor) { try await body(conn) }
+            let value = try await withTaskExecutorPreference(conn.executor) { () async throws -> T in
+                let value = try await body(conn)
+                try await conn.flush()
+                return value
+            }
             await release(conn)
             return value
         } catch {
+            await conn.discardPending()
             await release(conn)
             throw error
         }
@@ -120,6 +125,7 @@ extension PGConnection {
             try await query("COMMIT")
             return value
         } catch {
+            await discardPending()
             _ = try? await query("ROLLBACK")
             throw error
         }

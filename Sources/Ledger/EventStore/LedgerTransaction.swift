@@ -79,6 +79,9 @@ public final class LedgerTransaction: @unchecked Sendable {
                 try await projection.apply(event, on: connection, schema: "public")
             }
         }
+        // Projection statements are queued; send them in one round trip now, so their errors (a token taken
+        // by another installation) surface from this append, where callers expect them.
+        try await connection.flush()
         return recorded
     }
 }

@@ -25,21 +25,21 @@ public struct PushStatsProjection: Projection {
         let stats = "\(schema).push_stats"
         switch event.type {
         case PushEvent.requested:
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 INSERT INTO \(unsafeRaw: stats) (app_id, push_id, notification_id, created_at)
                 VALUES (\(app), \(d["objectId"]?.stringValue), \(d["request"]?["notification_id"]?.stringValue),
                         \(at)::timestamptz)
                 """)
         case PushEvent.targeted:
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 UPDATE \(unsafeRaw: stats) SET devices = devices + \(Int64(d["targets"]?.arrayValue?.count ?? 0))
                 WHERE app_id = \(app) AND push_id = \(d["objectId"]?.stringValue)
                 """)
         case PushEvent.batchDelivered:
             func n(_ key: String) -> Int64 { d[key]?.intValue ?? 0 }
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 UPDATE \(unsafeRaw: stats) SET successes = successes + \(n("successes")), errors = errors + \(n("errors")),
                     ios_successes = ios_successes + \(n("iosSuccesses")),
@@ -76,7 +76,7 @@ public struct PushStatsProjection: Projection {
             RETURNING (xmax = 0) AS inserted
             """)[0]["inserted"] == "t"
         let unique: Int64 = first ? 1 : 0
-        try await conn.query(
+        try await conn.enqueue(
             """
             UPDATE \(unsafeRaw: schema).push_stats SET opens = opens + 1, unique_opens = unique_opens + \(unique)
             WHERE app_id = \(app) AND push_id = \(pushId)
@@ -90,7 +90,7 @@ public struct PushStatsProjection: Projection {
         on conn: PGConnection, schema: String) async throws
     {
         for (column, amount) in amounts {
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, \(unsafeRaw: column))
                 VALUES (\(app), \(LocalTime.day(at, appId: app, schema: schema)), \(platform), \(amount))

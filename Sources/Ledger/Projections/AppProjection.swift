@@ -23,7 +23,7 @@ public struct AppProjection: Projection {
         let d = event.data
         let table = "\(schema).apps"
         if event.type == AppEvent.created {
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 INSERT INTO \(unsafeRaw: table) (app_id, name, app_key, master_key, settings, created_at, version)
                 VALUES (\(event.appId), \(d["name"]?.stringValue ?? ""), \(d["appKey"]?.stringValue ?? ""),
@@ -32,7 +32,7 @@ public struct AppProjection: Projection {
                 """)
         } else {
             let unset = (d["unset"]?.arrayValue ?? []).compactMap(\.stringValue)
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 UPDATE \(unsafeRaw: table) SET settings = (settings || \(d["set"] ?? [:])::jsonb) - \(unset)::text[],
                     version = \(event.version)

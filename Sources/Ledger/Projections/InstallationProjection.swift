@@ -28,7 +28,7 @@ public struct InstallationProjection: Projection {
         switch event.type {
         case InstallationEvent.created:
             // One statement: forgive the token if it was invalidated earlier, and insert the row.
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 WITH forgiven AS (\(forgiveToken(d["fields"], event: event, schema: schema)))
                 INSERT INTO \(unsafeRaw: table) (app_id, object_id, data, created_at, updated_at, version)
@@ -38,7 +38,7 @@ public struct InstallationProjection: Projection {
                 """)
         case InstallationEvent.updated:
             let unset = (d["unset"]?.arrayValue ?? []).compactMap(\.stringValue)
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 WITH forgiven AS (\(forgiveToken(d["set"], event: event, schema: schema)))
                 UPDATE \(unsafeRaw: table)
@@ -50,7 +50,7 @@ public struct InstallationProjection: Projection {
             // Opens and badge resets keep the installation valid: they bump updatedAt (SPEC §6). A badge
             // incremented by a push is not the device's doing, so it leaves updatedAt alone.
             let badge: JSON = event.type == InstallationEvent.badgeReset ? .int(0) : (d["badge"] ?? .null)
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 UPDATE \(unsafeRaw: table)
                 SET data = CASE WHEN \(badge)::jsonb = 'null'::jsonb THEN data
@@ -63,17 +63,17 @@ public struct InstallationProjection: Projection {
             // The provider said the token is dead: the installation goes, and the token is remembered so
             // `/push/devices` skips it until it is registered again.
             if let token = d["token"]?.stringValue, !token.isEmpty {
-                try await conn.query(
+                try await conn.enqueue(
                     """
                     INSERT INTO \(unsafeRaw: schema).invalid_tokens (app_id, token, reason, invalid_since)
                     VALUES (\(event.appId), \(token), \(d["reason"]?.stringValue ?? ""), \(d["since"]?.stringValue)::timestamptz)
                     ON CONFLICT (app_id, token) DO UPDATE SET reason = excluded.reason, invalid_since = excluded.invalid_since
                     """)
             }
-            try await conn.query(
+            try await conn.enqueue(
                 "DELETE FROM \(unsafeRaw: table) WHERE app_id = \(event.appId) AND object_id = \(objectId)")
         default:
-            try await conn.query(
+            try await conn.enqueue(
                 "DELETE FROM \(unsafeRaw: table) WHERE app_id = \(event.appId) AND object_id = \(objectId)")
         }
     }

@@ -21,7 +21,7 @@ public struct NotificationProjection: Projection {
         let table = "\(schema).notifications"
         let at = d["at"]?.stringValue
         func setStatus(_ status: String) async throws {
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 UPDATE \(unsafeRaw: table) SET status = \(status), updated_at = \(at)::timestamptz
                 WHERE app_id = \(event.appId) AND object_id = \(pushId)
@@ -30,7 +30,7 @@ public struct NotificationProjection: Projection {
         switch event.type {
         case PushEvent.requested:
             let request = d["request"] ?? [:]
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 INSERT INTO \(unsafeRaw: table) (app_id, object_id, notification_id, data, where_query, prod, status,
                     push_time, expiration_time, created_at, updated_at)
@@ -42,7 +42,7 @@ public struct NotificationProjection: Projection {
                 """)
         case PushEvent.targeted:
             let count = Int64(d["targets"]?.arrayValue?.count ?? 0)
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 UPDATE \(unsafeRaw: table) SET devices = devices + \(count), status = \(PushEvent.Status.inQueue),
                     updated_at = \(at)::timestamptz
@@ -50,7 +50,7 @@ public struct NotificationProjection: Projection {
                 """)
         case PushEvent.batchDelivered:
             func n(_ key: String) -> Int64 { d[key]?.intValue ?? 0 }
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 UPDATE \(unsafeRaw: table) SET successes = successes + \(n("successes")), errors = errors + \(n("errors")),
                     invalid_tokens = invalid_tokens + \(n("invalidTokens")),
@@ -60,7 +60,7 @@ public struct NotificationProjection: Projection {
                 """)
         case PushEvent.completed:
             // A push stopped at the daily quota keeps saying so once its last batch is sent.
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 UPDATE \(unsafeRaw: table) SET updated_at = \(at)::timestamptz,
                     status = CASE WHEN status LIKE 'stopped:%' THEN status ELSE \(PushEvent.Status.done) END
@@ -71,14 +71,14 @@ public struct NotificationProjection: Projection {
         case PushEvent.quotaReached:
             try await setStatus(d["status"]?.stringValue ?? PushEvent.Status.quotaReached(d["quota"]?.intValue ?? 0))
         case InstallationEvent.opened:
-            try await conn.query(
+            try await conn.enqueue(
                 "UPDATE \(unsafeRaw: table) SET opens = opens + 1 WHERE app_id = \(event.appId) AND object_id = \(pushId)")
         case PushEvent.failed:
             try await setStatus(d["status"]?.stringValue ?? "failed")
         case PushEvent.cancelled:
             try await setStatus(PushEvent.Status.cancelled)
         case PushEvent.deleted, PushEvent.purged:
-            try await conn.query("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(event.appId) AND object_id = \(pushId)")
+            try await conn.enqueue("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(event.appId) AND object_id = \(pushId)")
         default:
             break
         }

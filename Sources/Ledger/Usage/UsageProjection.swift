@@ -23,7 +23,7 @@ public struct UsageProjection: Projection {
         let at = d["at"]?.stringValue
         let day = LocalTime.day(at, appId: app, schema: schema)
         func add(_ column: String, _ amount: Int64) async throws {
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 INSERT INTO \(unsafeRaw: schema).daily_usage (app_id, day, \(unsafeRaw: column))
                 VALUES (\(app), \(day), \(amount))
@@ -33,7 +33,7 @@ public struct UsageProjection: Projection {
         switch event.type {
         case PushEvent.requested:
             // One call in its minute; the day's peak is the busiest minute so far.
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 WITH m AS (
                     INSERT INTO \(unsafeRaw: schema).minute_calls (app_id, minute, calls)
@@ -51,7 +51,7 @@ public struct UsageProjection: Projection {
             try await add("successes", d["successes"]?.intValue ?? 0)
         case UsageEvent.rateLimited:
             try await add("rate_limit_bans", 1)
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 INSERT INTO \(unsafeRaw: schema).push_bans (app_id, banned_until)
                 VALUES (\(app), \(d["bannedUntil"]?.stringValue)::timestamptz)
@@ -60,7 +60,7 @@ public struct UsageProjection: Projection {
         case UsageEvent.quotaRefused:
             try await add("quota_refusals", 1)
         case UsageEvent.dayClosed:
-            try await conn.query(
+            try await conn.enqueue(
                 """
                 INSERT INTO \(unsafeRaw: schema).daily_usage (app_id, day, closed) VALUES (\(app), \(d["day"]?.stringValue)::date, true)
                 ON CONFLICT (app_id, day) DO UPDATE SET closed = true
