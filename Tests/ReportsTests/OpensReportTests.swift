@@ -50,7 +50,7 @@ struct OpensReportTests {
         #expect(html.contains("<svg"))
         // 4 unique opens of 11 successes on 2026-11-02 over both platforms.
         #expect(html.contains(">36.36%</text>"))
-        #expect(html.contains(">37.50%</text>"))
+        #expect(html.contains("<title>ios 2026-11-02: 37.50%</title>"))
         #expect(html.contains("<td>p1</td>"))
         try HTMLWellFormedness.check(html)
     }

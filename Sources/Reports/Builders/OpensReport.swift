@@ -92,7 +92,7 @@ enum OpensReport {
             }
             return SVGChart.Series(name: key, values: rates, labels: rates.map { ReportValue.fixed($0, decimals: 2) + "%" })
         }
-        return SVGChart(title: "Open rate per day (unique push opens / successes)", kind: .lines, categories: days,
+        return SVGChart(title: "Open rate per day in % (unique push opens / successes)", kind: .lines, categories: days,
             series: series)
     }
 }
