@@ -22,11 +22,12 @@ enum OpensReport {
         let tableTitle: String
         switch grouping {
         case .push:
-            table = try await pushTable(context, file: "opens", columns: pushColumns, lead: ["object_id", "notification_id", "created_at"])
+            table = try await pushTable(context, grouping: .push, columns: pushColumns,
+                lead: ["object_id", "notification_id", "created_at"])
             tableTitle = "Opens per push"
         case .notification:
-            table = try await pushTable(context, file: "opens_by_notification", columns: notificationColumns,
-                lead: ["notification_id", "pushes", "first_created_at"])
+            table = try await pushTable(context, grouping: .notification, columns: notificationColumns,
+                lead: ["notification_id", "pushes", "created_at"])
             tableTitle = "Opens per notification id"
         case .day:
             table = daily
@@ -37,11 +38,11 @@ enum OpensReport {
             charts: [openRateChart(daily)])
     }
 
-    /// Rows of `opens.sql` or `opens_by_notification.sql`: three leading columns, then the same figures.
-    static func pushTable(_ context: ReportContext, file: String, columns: [String], lead: [String]) async throws
-        -> ReportTable
+    /// Rows of `opens.sql` per push or per notification id: three leading columns, then the same figures.
+    static func pushTable(_ context: ReportContext, grouping: OpensGrouping, columns: [String], lead: [String])
+        async throws -> ReportTable
     {
-        let rows = try await ReportDefinitions.run(file, binds: context.binds, on: context.pool)
+        let rows = try await ReportDefinitions.run("opens", binds: context.binds + [grouping.rawValue], on: context.pool)
         let table = try rows.map { row in
             let leading: [ReportValue] = lead.map { name in
                 guard let text = row[name] else { return .null }

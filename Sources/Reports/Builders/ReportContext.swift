@@ -7,7 +7,8 @@ struct ReportContext: Sendable {
     let timezone: String
     let range: ReportRange
 
-    /// `$1` app id, `$2` first day, `$3` last day: the parameters of every file in `reports/`.
+    /// `$1` app id, `$2` first day, `$3` last day: the parameters of every file in `reports/` (`opens.sql`
+    /// adds its grouping as `$4`).
     var binds: [String?] { [appId, range.first, range.last] }
 
     var subtitle: String { "\(range.first) to \(range.last) (\(timezone))" }
