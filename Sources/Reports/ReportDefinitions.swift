@@ -9,7 +9,8 @@ enum ReportDefinitions {
 
     private static func text(_ name: String, extension ext: String) throws -> String {
         guard let url = Bundle.module.url(forResource: name, withExtension: ext, subdirectory: "Definitions") else {
-            throw PGError(kind: .protocolViolation, message: "report definition \(name).\(ext) is missing from the bundle")
+            throw PGError(
+                kind: .protocolViolation, message: "report definition \(name).\(ext) is missing from the bundle")
         }
         return try String(contentsOf: url, encoding: .utf8)
     }

@@ -20,7 +20,8 @@ public struct ReportRange: Sendable, Hashable {
         var start = calendar.date(byAdding: .day, value: -(defaultDays - 1), to: end)!
         if let from { start = try day(from, parameter: "from") }
         guard start <= end else {
-            throw LeanError.invalidParameter("The range is empty: from (\(format(start))) is after to (\(format(end))).")
+            throw LeanError.invalidParameter(
+                "The range is empty: from (\(format(start))) is after to (\(format(end))).")
         }
         return ReportRange(first: format(start), last: format(end))
     }

@@ -9,7 +9,9 @@ public struct ReportRequest: Sendable {
     public var to: String?
     public var grouping: OpensGrouping?
 
-    public init(name: ReportName, appId: String, from: String? = nil, to: String? = nil, grouping: OpensGrouping? = nil) {
+    public init(
+        name: ReportName, appId: String, from: String? = nil, to: String? = nil, grouping: OpensGrouping? = nil
+    ) {
         self.name = name
         self.appId = appId
         self.from = from

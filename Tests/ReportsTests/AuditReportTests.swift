@@ -7,21 +7,24 @@ import TestSupport
 
 @Suite("Audit report", .enabled(if: TestDatabase.isAvailable))
 struct AuditReportTests {
-    static let client = EventMetadata(keyKind: "client", address: "10.1.2.3", userAgent: "LeanCloud-iOS/13", requestId: "r1")
+    static let client = EventMetadata(
+        keyKind: "client", address: "10.1.2.3", userAgent: "LeanCloud-iOS/13", requestId: "r1")
     static let master = EventMetadata(keyKind: "master", address: "10.9.9.9", userAgent: "backend/1.0", requestId: "r2")
 
     /// Real events from the stores, plus a refused push, an app open and an old push written as fixtures.
     static func history(_ f: ReportFixture) async throws -> (cancelled: String, queued: String) {
         let ledger = f.db.ledger
         let saved = try await ledger.installations.save(
-            appId: ReportFixture.appId, body: ["deviceType": "ios", "deviceToken": .string(String(repeating: "ab", count: 32))],
+            appId: ReportFixture.appId,
+            body: ["deviceType": "ios", "deviceToken": .string(String(repeating: "ab", count: 32))],
             metadata: client)
         _ = try await ledger.installations.update(
             appId: ReportFixture.appId, objectId: saved.objectId, body: ["channels": ["news"]], metadata: client)
         let app = try #require(try await ledger.apps.find(ReportFixture.appId))
         func push(_ alert: String) async throws -> String {
             let request = try PushRequest.parse(
-                ["where": ["channels": "news"], "data": ["alert": .string(alert)]], devicesEndpoint: false, headerProd: nil,
+                ["where": ["channels": "news"], "data": ["alert": .string(alert)]], devicesEndpoint: false,
+                headerProd: nil,
                 now: Date())
             return try await ledger.pushes.request(request, app: app, metadata: master).objectId
         }

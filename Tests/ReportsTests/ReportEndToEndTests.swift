@@ -11,7 +11,8 @@ struct ReportEndToEndTests {
         let f = try await ReportFixture.make()
         let server = try ServerProcess(databaseURL: f.db.url)
         defer { server.stop() }
-        let master = TestHTTP(baseURL: server.baseURL, headers: ["X-LC-Id": "rep", "X-LC-Key": "plainMasterKey456,master"])
+        let master = TestHTTP(
+            baseURL: server.baseURL, headers: ["X-LC-Id": "rep", "X-LC-Key": "plainMasterKey456,master"])
         let client = TestHTTP(baseURL: server.baseURL, headers: ["X-LC-Id": "rep", "X-LC-Key": "plainAppKey123"])
 
         let refused = try await client.send("GET", "/1.1/reports/billing")
@@ -28,7 +29,8 @@ struct ReportEndToEndTests {
         #expect(csv.headers["content-type"]?.hasPrefix("text/csv") == true)
         #expect(csv.text.hasSuffix("total,52010,9601,4010002,3998999,570.00,51.50,621.50,\r\n"))
 
-        let html = try await master.send("GET", "/1.1/reports/opens?from=2026-11-02&to=2026-11-02&format=html&by=notification")
+        let html = try await master.send(
+            "GET", "/1.1/reports/opens?from=2026-11-02&to=2026-11-02&format=html&by=notification")
         #expect(html.headers["content-type"]?.hasPrefix("text/html") == true)
         #expect(html.text.contains("<td>n1</td>"))
 
@@ -67,7 +69,8 @@ struct ReportEndToEndTests {
         let unknown = try ServerProcess.command(["report", "billing", "--app", "nope"], databaseURL: f.db.url)
         #expect(unknown.status != 0)
         #expect(unknown.output.contains("No app with id nope."))
-        let badDate = try ServerProcess.command(["report", "audit", "--app", "rep", "--to", "22/11/2026"], databaseURL: f.db.url)
+        let badDate = try ServerProcess.command(
+            ["report", "audit", "--app", "rep", "--to", "22/11/2026"], databaseURL: f.db.url)
         #expect(badDate.status != 0)
         #expect(badDate.output.contains("Invalid to date 22/11/2026: use YYYY-MM-DD."))
     }

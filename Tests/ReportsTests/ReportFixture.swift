@@ -17,7 +17,8 @@ struct ReportFixture {
         _ = try await db.ledger.apps.create(
             name: "Reports", appId: appId, appKey: "plainAppKey123", masterKey: "plainMasterKey456")
         _ = try await db.ledger.apps.set(
-            appId: appId, [("timezone", "Asia/Shanghai"), ("apns.key_id", "KEYID789"), ("apns.topic", "com.example.shop")])
+            appId: appId,
+            [("timezone", "Asia/Shanghai"), ("apns.key_id", "KEYID789"), ("apns.topic", "com.example.shop")])
         let conn = try await db.connect()
         try await conn.execute(unsafeScript: projectionRows)
         await conn.close()
@@ -27,7 +28,8 @@ struct ReportFixture {
     func run(_ name: ReportName, from: String? = nil, to: String? = nil, by: OpensGrouping? = nil,
         format: ReportFormat) async throws -> String
     {
-        try await runner.run(ReportRequest(name: name, appId: Self.appId, from: from, to: to, grouping: by)).render(format)
+        let request = ReportRequest(name: name, appId: Self.appId, from: from, to: to, grouping: by)
+        return try await runner.run(request).render(format)
     }
 
     /// Usage of four days (one outside the range the tests ask for), pushes around the local day boundary,

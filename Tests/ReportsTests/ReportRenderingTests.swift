@@ -52,8 +52,9 @@ struct ReportRenderingTests {
         let hostile = ReportTable(columns: ["who"], rows: [[.text("<script>alert('x')</script> & {{table}}")]])
         let chart = SVGChart(title: "A <b>chart</b>", kind: .bars, categories: ["<d>"],
             series: [SVGChart.Series(name: "n", values: [3], labels: ["3 & more"])])
-        let html = try ReportDocument(title: "T<i>", subtitle: "S&", tableTitle: "rows", table: hostile, charts: [chart])
-            .render(.html)
+        let html = try ReportDocument(
+            title: "T<i>", subtitle: "S&", tableTitle: "rows", table: hostile, charts: [chart]
+        ).render(.html)
         #expect(!html.contains("<script"))
         #expect(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; {{table}}"))
         #expect(html.contains("<title>T&lt;i&gt;</title>"))

@@ -25,7 +25,8 @@ public struct ReportRoutes: Sendable {
                 to: nonEmpty(request.query("to")), grouping: grouping))
         var fields = HTTPFields()
         fields[.contentType] = format.contentType
-        return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: try document.render(format))))
+        let body = ByteBuffer(string: try document.render(format))
+        return Response(status: .ok, headers: fields, body: .init(byteBuffer: body))
     }
 
     /// `from=` with no value means "not given", as in a form left empty.

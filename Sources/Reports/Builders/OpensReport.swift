@@ -42,7 +42,8 @@ enum OpensReport {
     static func pushTable(_ context: ReportContext, grouping: OpensGrouping, columns: [String], lead: [String])
         async throws -> ReportTable
     {
-        let rows = try await ReportDefinitions.run("opens", binds: context.binds + [grouping.rawValue], on: context.pool)
+        let binds = context.binds + [grouping.rawValue]
+        let rows = try await ReportDefinitions.run("opens", binds: binds, on: context.pool)
         let table = try rows.map { row in
             let leading: [ReportValue] = lead.map { name in
                 guard let text = row[name] else { return .null }
@@ -89,9 +90,11 @@ enum OpensReport {
         let series = (["all"] + platforms).map { key in
             let rates = days.map { day -> Double in
                 let s = sums[key]?[day] ?? (0, 0)
-                return s.successes > 0 ? ReportValue.rounded(Double(s.unique) * 100 / Double(s.successes), decimals: 2) : 0
+                guard s.successes > 0 else { return 0 }
+                return ReportValue.rounded(Double(s.unique) * 100 / Double(s.successes), decimals: 2)
             }
-            return SVGChart.Series(name: key, values: rates, labels: rates.map { ReportValue.fixed($0, decimals: 2) + "%" })
+            let labels = rates.map { ReportValue.fixed($0, decimals: 2) + "%" }
+            return SVGChart.Series(name: key, values: rates, labels: labels)
         }
         return SVGChart(title: "Open rate per day in % (unique push opens / successes)", kind: .lines, categories: days,
             series: series)

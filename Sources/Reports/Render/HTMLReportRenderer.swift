@@ -30,7 +30,9 @@ enum HTMLReportRenderer {
         out += "</tr></thead>\n<tbody>\n"
         for row in table.rows { out += "<tr>" + row.map(cell).joined() + "</tr>\n" }
         out += "</tbody>\n"
-        if let totals = table.totals { out += "<tfoot><tr class=\"total\">" + totals.map(cell).joined() + "</tr></tfoot>\n" }
+        if let totals = table.totals {
+            out += "<tfoot><tr class=\"total\">" + totals.map(cell).joined() + "</tr></tfoot>\n"
+        }
         return out + "</table>"
     }
 

@@ -50,81 +50,86 @@ public struct SVGChart: Sendable {
     func svg() -> String {
         let plotW = Self.width - Self.left - Self.right, plotH = Self.height - top - Self.bottom
         let gridStep = Self.niceStep(above: (series.flatMap(\.values).max() ?? 0) / 4)
-        let maxValue = gridStep * 4
         let slot = plotW / Double(Swift.max(categories.count, 1))
+        let baseline = top + plotH, plotRight = Self.width - Self.right
         func x(_ i: Int) -> Double { Self.left + slot * (Double(i) + 0.5) }
-        func y(_ v: Double) -> Double { top + plotH * (1 - v / maxValue) }
-        var parts = [
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(n(Self.width)) \(n(Self.height))\" "
-                + "width=\"\(n(Self.width))\" height=\"\(n(Self.height))\" role=\"img\" "
-                + "aria-label=\"\(HTMLText.escape(title))\">",
-        ]
+        func y(_ v: Double) -> Double { top + plotH * (1 - v / (gridStep * 4)) }
+        var svg = SVGWriter()
+        let (w, h) = (SVGValue.number(Self.width).text, SVGValue.number(Self.height).text)
+        svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(w) \(h)\" width=\"\(w)\" height=\"\(h)\" "
+            + "role=\"img\" aria-label=\"\(HTMLText.escape(title))\">")
         for step in 0...4 {
-            let v = gridStep * Double(step), gy = y(v)
-            parts.append("<line class=\"grid\" x1=\"\(n(Self.left))\" y1=\"\(n(gy))\" x2=\"\(n(Self.width - Self.right))\" y2=\"\(n(gy))\"/>")
-            parts.append("<text x=\"\(n(Self.left - 6))\" y=\"\(n(gy + 4))\" text-anchor=\"end\">\(axisLabel(v))</text>")
+            let v = gridStep * Double(step)
+            svg.element("line", [
+                "class": "grid", "x1": .number(Self.left), "y1": .number(y(v)), "x2": .number(plotRight),
+                "y2": .number(y(v)),
+            ])
+            svg.text(axisLabel(v), x: Self.left - 6, y: y(v) + 4, anchor: "end")
         }
-        let baseline = top + plotH
-        parts.append("<line class=\"axis\" x1=\"\(n(Self.left))\" y1=\"\(n(baseline))\" x2=\"\(n(Self.width - Self.right))\" y2=\"\(n(baseline))\"/>")
-        let every = Swift.max(1, Int((Double(categories.count) / Double(Self.maxCategoryLabels)).rounded(.up)))
+        svg.element("line", [
+            "class": "axis", "x1": .number(Self.left), "y1": .number(baseline), "x2": .number(plotRight),
+            "y2": .number(baseline),
+        ])
+        let every = Swift.max(1, (categories.count + Self.maxCategoryLabels - 1) / Self.maxCategoryLabels)
         for (i, category) in categories.enumerated() where i % every == 0 {
-            parts.append("<text x=\"\(n(x(i)))\" y=\"\(n(baseline + 16))\" text-anchor=\"middle\">\(HTMLText.escape(category))</text>")
+            svg.text(category, x: x(i), y: baseline + 16, anchor: "middle")
         }
         let widest = Double(series.flatMap(\.labels).map(\.count).max() ?? 0)
         // With several lines only the first (the total) carries figures; the others have tooltips.
         let fits = widest * Self.figureCharWidth <= slot
         func labelled(_ s: Int) -> Bool { fits && (kind == .bars || s == 0) }
-        switch kind {
-        case .bars:
-            let barW = slot * 0.7
-            for (s, one) in series.enumerated() {
-                for (i, v) in one.values.enumerated() {
-                    let barTop = y(v), label = HTMLText.escape(one.labels[i])
-                    parts.append(
-                        "<rect class=\"bar\(s > 0 ? " alt" : "")\" x=\"\(n(x(i) - barW / 2))\" y=\"\(n(barTop))\" "
-                            + "width=\"\(n(barW))\" height=\"\(n(baseline - barTop))\"><title>\(HTMLText.escape(categories[i])): \(label)</title></rect>")
-                    if labelled(s) {
-                        parts.append("<text class=\"figure\" x=\"\(n(x(i)))\" y=\"\(n(barTop - 4))\" text-anchor=\"middle\">\(label)</text>")
-                    }
+        for (s, one) in series.enumerated() {
+            if kind == .lines {
+                let points = one.values.indices.map { i in
+                    SVGValue.number(x(i)).text + "," + SVGValue.number(y(one.values[i])).text
                 }
+                svg.element("polyline", [
+                    "class": .word("line series-\(s % 3)"), "points": .word(points.joined(separator: " ")),
+                ])
             }
-        case .lines:
-            for (s, one) in series.enumerated() {
-                let points = one.values.enumerated().map { "\(n(x($0.offset))),\(n(y($0.element)))" }.joined(separator: " ")
-                parts.append("<polyline class=\"line series-\(s % 3)\" points=\"\(points)\"/>")
-                for (i, v) in one.values.enumerated() {
-                    let label = HTMLText.escape(one.labels[i])
-                    parts.append(
-                        "<circle class=\"dot-\(s % 3)\" cx=\"\(n(x(i)))\" cy=\"\(n(y(v)))\" r=\"3\"><title>"
-                            + "\(HTMLText.escape(one.name)) \(HTMLText.escape(categories[i])): \(label)</title></circle>")
-                    if labelled(s) {
-                        parts.append("<text class=\"figure\" x=\"\(n(x(i)))\" y=\"\(n(y(v) - 7))\" text-anchor=\"middle\">\(label)</text>")
-                    }
+            for (i, v) in one.values.enumerated() {
+                let tooltip = (series.count > 1 ? one.name + " " : "") + categories[i] + ": " + one.labels[i]
+                switch kind {
+                case .bars:
+                    let width = slot * 0.7
+                    svg.element("rect", [
+                        "class": .word(s > 0 ? "bar alt" : "bar"), "x": .number(x(i) - width / 2), "y": .number(y(v)),
+                        "width": .number(width), "height": .number(baseline - y(v)),
+                    ], title: tooltip)
+                case .lines:
+                    svg.element("circle", [
+                        "class": .word("dot-\(s % 3)"), "cx": .number(x(i)), "cy": .number(y(v)), "r": 3,
+                    ], title: tooltip)
                 }
-            }
-            if series.count > 1 {
-                for (s, one) in series.enumerated() {
-                    let lx = Self.left + 8 + Double(s) * 120
-                    parts.append("<rect class=\"dot-\(s % 3)\" x=\"\(n(lx))\" y=\"6\" width=\"10\" height=\"10\"/>")
-                    parts.append("<text x=\"\(n(lx + 14))\" y=\"15\">\(HTMLText.escape(one.name))</text>")
+                if labelled(s) {
+                    let above = kind == .bars ? 4.0 : 7.0
+                    svg.text(one.labels[i], x: x(i), y: y(v) - above, anchor: "middle", cssClass: "figure")
                 }
             }
         }
-        parts.append("</svg>")
-        return parts.joined(separator: "\n")
+        if series.count > 1 {
+            for (s, one) in series.enumerated() {
+                let lx = Self.left + 8 + Double(s) * 120
+                svg.element("rect", [
+                    "class": .word("dot-\(s % 3)"), "x": .number(lx), "y": 6, "width": 10, "height": 10,
+                ])
+                svg.text(one.name, x: lx + 14, y: 15)
+            }
+        }
+        svg.raw("</svg>")
+        return svg.lines.joined(separator: "\n")
     }
 
-    /// The smallest round multiple (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8) of a power of ten that is at least `raw`, so grid lines fall on
-    /// round figures.
+    /// The smallest round multiple (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8) of a power of ten that is at least
+    /// `raw`, so grid lines fall on round figures.
     static func niceStep(above raw: Double) -> Double {
         guard raw > 0 else { return 1 }
         let magnitude = pow(10, (log10(raw)).rounded(.down))
-        for factor in [1.0, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10] where factor * magnitude >= raw { return factor * magnitude }
+        for factor in [1.0, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10] where factor * magnitude >= raw {
+            return factor * magnitude
+        }
         return 10 * magnitude
     }
-
-    /// Coordinates with at most one decimal keep the svg small.
-    private func n(_ v: Double) -> String { JSONNumber.text((v * 10).rounded() / 10) }
 
     private func axisLabel(_ v: Double) -> String {
         v >= 10 || v == v.rounded() ? JSONNumber.text(v.rounded()) : JSONNumber.text((v * 100).rounded() / 100)
