@@ -1,7 +1,8 @@
 import Foundation
 
 /// A chart drawn on the server as inline svg (no scripts, no fonts to fetch): bars for one series, or one
-/// line per series. Every point carries its figure as text, so the numbers survive printing and copying.
+/// line per series. Each point carries its figure as a tooltip, and as text where it fits, so the numbers
+/// survive printing and copying.
 public struct SVGChart: Sendable {
     public enum Kind: Sendable { case bars, lines }
 
