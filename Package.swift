@@ -53,9 +53,14 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Reports",
+            dependencies: ["Ledger", "Postgres", "PushCore"],
+            resources: [.copy("Definitions")]
+        ),
+        .target(
             name: "API",
             dependencies: [
-                "Ledger", "PushCore",
+                "Ledger", "PushCore", "Reports",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -80,7 +85,7 @@ let package = Package(
         .target(
             name: "PushLedgerServer",
             dependencies: [
-                "API", "Delivery", "Ledger", "PushCore", "Postgres",
+                "API", "Delivery", "Ledger", "PushCore", "Postgres", "Reports",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -89,7 +94,7 @@ let package = Package(
         .executableTarget(
             name: "pushledger",
             dependencies: [
-                "PushLedgerServer", "Simulator", "Ledger", "PushCore", "Postgres",
+                "PushLedgerServer", "Simulator", "Ledger", "PushCore", "Postgres", "Reports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -103,6 +108,7 @@ let package = Package(
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "LedgerTests", dependencies: ["Ledger", "Postgres", "PushCore", "TestSupport", "PushLedgerServer"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Ledger", "Postgres", "PushCore", "TestSupport"]),
         .target(name: "HTTP2TestSupport", path: "Tests/HTTP2TestSupport"),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "HTTP2TestSupport"]),
         .testTarget(

@@ -5,6 +5,7 @@ import Hummingbird
 import Ledger
 import Logging
 import Postgres
+import Reports
 import ServiceLifecycle
 
 /// The composition root of `serve`: every long-lived part is a `Service` in one `ServiceGroup`, shut down
@@ -17,7 +18,8 @@ public enum PushLedgerServer {
         let ledger = LedgerComponents(databaseURL: config.databaseURL, maxConnections: config.maxConnections, logger: logger)
         try await LedgerMigrations.migrate(pool: ledger.pool)
         let router = APIRouter.make(
-            apps: ledger.apps, installations: ledger.installations, pushes: ledger.pushes, opens: ledger.opens)
+            apps: ledger.apps, installations: ledger.installations, pushes: ledger.pushes, opens: ledger.opens,
+            reports: ReportRunner(pool: ledger.pool))
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(config.host, port: config.port), serverName: "PushLedger"),
