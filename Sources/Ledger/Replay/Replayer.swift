@@ -48,8 +48,7 @@ public struct Replayer: Sendable {
         _ body: (PGConnection, ReplayedState) async throws -> T) async throws -> T
     {
         try await store.pool.withTransaction(isolation: .repeatableRead) { conn in
-            // The fold sorts and hashes the app's events; give it memory instead of temporary files.
-            try await conn.query("SET LOCAL work_mem = '256MB'")
+            try await InstallationFold.tune(conn)
             let scratch = try await ReplayScratch.create(on: conn, indexedInstallations: strategy == .perEvent)
             let fold = InstallationFold(appId: app.appId, at: at)
             try await fold.appSettings(into: scratch, on: conn)
