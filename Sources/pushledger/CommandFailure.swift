@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Ledger
 import PushCore
-import PushLedgerServer
 
 /// How the report-style commands fail: a clear message on stderr and exit status 1 (LeanCloud errors in
 /// their `{"code","error"}` form, so scripts read the same text the API would answer).
@@ -14,12 +13,6 @@ enum CommandFailure {
 
     static func exit(_ error: LeanError) -> ExitCode {
         exit((["code": .int(Int64(error.code)), "error": .string(error.message)] as JSON).encoded())
-    }
-
-    /// The app named by `--app`, or exit 1.
-    static func app(_ id: String, in ledger: LedgerComponents) async throws -> App {
-        guard let app = try await ledger.apps.find(id) else { throw exit("no app with id \(id)") }
-        return app
     }
 
     /// An ISO 8601 instant given on the command line, or exit 1.

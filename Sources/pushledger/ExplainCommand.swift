@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Ledger
 import PushCore
-import PushLedgerServer
 
 struct ExplainCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,15 +10,13 @@ struct ExplainCommand: AsyncParsableCommand {
 
     enum Format: String, ExpressibleByArgument { case text, json }
 
-    @OptionGroup var database: DatabaseOptions
-    @Option(help: "App id.") var app: String
+    @OptionGroup var selection: AppSelection
     @Option(help: "The push's objectId.") var push: String
     @Option(help: "The installation's objectId.") var installation: String
     @Option(help: "text, or json (one object).") var format: Format = .text
 
     func run() async throws {
-        let ledger = LedgerComponents(databaseURL: try database.url(), maxConnections: 2)
-        let app = try await CommandFailure.app(app, in: ledger)
+        let (ledger, app) = try await selection.open()
         let explanation: Explanation
         do {
             explanation = try await Explainer(store: ledger.events).explain(

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Ledger
 import PushCore
-import PushLedgerServer
 
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,8 +10,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
     enum Format: String, ExpressibleByArgument { case table, json }
 
-    @OptionGroup var database: DatabaseOptions
-    @Option(help: "App id.") var app: String
+    @OptionGroup var selection: AppSelection
     @Option(help: "The instant, ISO 8601 (e.g. 2025-01-02T03:04:05.000Z).") var at: String
     @Option(name: .customLong("where"), help: "LeanCloud `where` JSON.") var whereJSON: String = "{}"
     @Option(help: "A push's `data`: leave out platforms it has no content for, as targeting does.") var data: String?
@@ -29,8 +27,7 @@ struct ReplayCommand: AsyncParsableCommand {
             let json = try CommandFailure.json(data)
             do { pushData = try PushData(json) } catch { throw CommandFailure.exit(error.leanError) }
         }
-        let ledger = LedgerComponents(databaseURL: try database.url(), maxConnections: 2)
-        let app = try await CommandFailure.app(app, in: ledger)
+        let (ledger, app) = try await selection.open()
         let result: Replayer.Result
         do {
             result = try await Replayer(store: ledger.events).replay(

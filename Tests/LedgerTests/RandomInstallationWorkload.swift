@@ -27,7 +27,7 @@ struct RandomInstallationWorkload {
         self.appId = appId
     }
 
-    mutating func run(steps: Int, using rng: inout SeededGenerator) async throws {
+    mutating func run(steps: Int, using rng: inout SeededRandom) async throws {
         for _ in 0..<steps {
             // Creating a quarter of the time keeps the population growing despite the five ways to remove one.
             var kind = live.count < 5 || Int.random(in: 0..<4, using: &rng) == 0
@@ -38,7 +38,7 @@ struct RandomInstallationWorkload {
         }
     }
 
-    private mutating func perform(_ kind: Kind, using rng: inout SeededGenerator) async throws {
+    private mutating func perform(_ kind: Kind, using rng: inout SeededRandom) async throws {
         let store = db.ledger.installations
         let now = LeanDate.format(Date())
         let pick = live.keys.sorted().randomElement(using: &rng)

@@ -16,7 +16,7 @@ struct ReplayEquivalenceTests {
         let app = try await db.ledger.apps.create(name: "r", appId: "replayeq")
         let seed = UInt64.random(in: 0...UInt64.max)
         print("ReplayEquivalenceTests seed \(seed)")
-        var rng = SeededGenerator(state: seed)
+        var rng = SeededRandom(seed: seed)
         var workload = RandomInstallationWorkload(db: db, appId: app.appId)
 
         try await workload.run(steps: 120, using: &rng)
@@ -65,7 +65,7 @@ struct ReplayEquivalenceTests {
     func replayAtNowMatchesLiveTargetingQuery() async throws {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "r", appId: "replaynow")
-        var rng = SeededGenerator(state: UInt64.random(in: 0...UInt64.max))
+        var rng = SeededRandom(seed: UInt64.random(in: 0...UInt64.max))
         var workload = RandomInstallationWorkload(db: db, appId: app.appId)
         try await workload.run(steps: 80, using: &rng)
         try await ReplayTestSupport.tick()

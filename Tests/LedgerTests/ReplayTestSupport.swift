@@ -46,14 +46,5 @@ enum ReplayTestSupport {
     static func tick() async throws { try await Task.sleep(for: .milliseconds(15)) }
 }
 
-/// A small seeded generator, so a failing random workload can be replayed from its printed seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The rebuild tests' SplitMix64, usable with the standard library's random APIs.
+extension SeededRandom: RandomNumberGenerator {}
