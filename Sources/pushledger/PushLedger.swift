@@ -8,7 +8,7 @@ struct PushLedger: AsyncParsableCommand {
         abstract: "A self-hosted push notification service whose source of truth is an event log.",
         subcommands: [
             MigrateCommand.self, ServeCommand.self, AppCommand.self, SimulateCommand.self, RebuildCommand.self,
-            RetentionCommand.self, ReportCommand.self,
+            RetentionCommand.self, ReportCommand.self, ReplayCommand.self, ExplainCommand.self,
         ]
     )
 }

@@ -1,0 +1,50 @@
+import Foundation
+import Ledger
+import Postgres
+import PushCore
+import TestSupport
+
+/// Helpers shared by the Replay tests: events the HTTP API does not append yet (opens, badge increments,
+/// invalidation, expiry) are appended through the ledger as their real producers would.
+enum ReplayTestSupport {
+    /// Appends one event to an existing installation stream at its current version.
+    static func append(_ db: TestDatabase, app: String, objectId: String, _ type: String, _ data: JSON) async throws {
+        let stream = InstallationEvent.stream(objectId)
+        try await db.ledger.events.write(appId: app, metadata: .system("test"), lockKeys: [stream]) { tx in
+            let version = try await tx.currentVersion(of: stream)
+            try await tx.append(stream: stream, expectedVersion: version, [NewEvent(type, data)])
+        }
+    }
+
+    /// Creates an installation whose creation happened at `at` (e.g. long ago), through the ledger.
+    static func createBackdated(_ db: TestDatabase, app: String, fields: [String: JSON], at: Date) async throws -> String {
+        let objectId = RandomID.make()
+        let stream = InstallationEvent.stream(objectId)
+        try await db.ledger.events.write(appId: app, metadata: .system("test"), lockKeys: []) { tx in
+            tx.claimNewStream(stream)
+            try await tx.append(stream: stream, expectedVersion: 0, [NewEvent(
+                InstallationEvent.created, InstallationEvent.createdData(objectId: objectId, fields: fields, at: LeanDate.format(at)))])
+        }
+        return objectId
+    }
+
+    /// Rows (object_id, data, dates, version) of `app` in table `a` missing from table `b`, as JSON text.
+    static func rowsOnlyIn(_ a: String, notIn b: String, app: String, on conn: PGConnection) async throws -> [String] {
+        try await conn.query(
+            """
+            SELECT row_to_json(d)::text AS r FROM (
+                SELECT object_id, data, created_at, updated_at, version FROM \(unsafeRaw: a) WHERE app_id = \(app)
+                EXCEPT ALL
+                SELECT object_id, data, created_at, updated_at, version FROM \(unsafeRaw: b) WHERE app_id = \(app)) d
+            ORDER BY 1
+            """
+        ).map { try $0.string("r") }
+    }
+
+    /// Lets the wall clock move past every timestamp written so far, so an instant taken now separates
+    /// "before" from "after" (InstallationStore stamps events with the real time).
+    static func tick() async throws { try await Task.sleep(for: .milliseconds(15)) }
+}
+
+/// The rebuild tests' SplitMix64, usable with the standard library's random APIs.
+extension SeededRandom: RandomNumberGenerator {}
