@@ -25,40 +25,44 @@ struct SharedFanOutTests {
 
     @Test("two serve processes share one push's batches and the counts stay exact")
     func twoProcesses() async throws {
-        let f = try await PushFixture.make(simulatorArguments: ["--latency-ms", "20"])
-        defer { f.stop() }
-        let second = try ServerProcess(databaseURL: f.db.url)
-        defer { second.stop() }
-        try await Self.bulkInstall(f, count: 3000, offset: 0x200000, channel: "shared")
-        let id = try await f.push(["channels": ["shared"], "data": ["alert": "both"]])
-        let record = try await f.waitDone(id)
-        #expect(record["devices"] == 3000)
-        #expect(record["successes"] == 3000)
-        let stats = try f.simulator.control("stats?tokens=0")
-        #expect(stats["distinctTokens"] == 3000)
-        // Counts are exact; provider-side re-sends (a request re-sent after its connection dropped or timed out,
-        // see README "Not finished") must stay bounded by what the two processes can have in flight.
-        let accepted = try #require(stats["apns"]?["accepted"]?.intValue)
-        #expect(accepted >= 3000 && accepted - 3000 <= Int64(2 * PushEvent.batchSize), "accepted \(accepted)")
-        let owners = try await f.db.ledger.pool.query(
-            "SELECT count(DISTINCT claimed_by) AS n FROM push_batches WHERE push_id = \(id)")[0].int("n")
-        #expect(owners == 2, "both processes should have sent batches")
-        #expect(ServerProcessRebuild.verify(f.db.url))
+        try await HeavyTests.exclusive {
+            let f = try await PushFixture.make(simulatorArguments: ["--latency-ms", "20"])
+            defer { f.stop() }
+            let second = try ServerProcess(databaseURL: f.db.url)
+            defer { second.stop() }
+            try await Self.bulkInstall(f, count: 3000, offset: 0x200000, channel: "shared")
+            let id = try await f.push(["channels": ["shared"], "data": ["alert": "both"]])
+            let record = try await f.waitDone(id)
+            #expect(record["devices"] == 3000)
+            #expect(record["successes"] == 3000)
+            let stats = try f.simulator.control("stats?tokens=0")
+            #expect(stats["distinctTokens"] == 3000)
+            // Counts are exact; provider-side re-sends (a request re-sent after its connection dropped or timed out,
+            // see README "Not finished") must stay bounded by what the two processes can have in flight.
+            let accepted = try #require(stats["apns"]?["accepted"]?.intValue)
+            #expect(accepted >= 3000 && accepted - 3000 <= Int64(2 * PushEvent.batchSize), "accepted \(accepted)")
+            let owners = try await f.db.ledger.pool.query(
+                "SELECT count(DISTINCT claimed_by) AS n FROM push_batches WHERE push_id = \(id)")[0].int("n")
+            #expect(owners == 2, "both processes should have sent batches")
+            #expect(ServerProcessRebuild.verify(f.db.url))
+        }
     }
 
     @Test("a provider that sends GOAWAY every 200 streams gets every notification; re-sends stay within one batch")
     func goAway() async throws {
-        let f = try await PushFixture.make(simulatorArguments: ["--goaway-after", "200"])
-        defer { f.stop() }
-        try await Self.bulkInstall(f, count: 2000, offset: 0x300000, channel: "goaway")
-        let record = try await f.waitDone(try await f.push(["channels": ["goaway"], "data": ["alert": "again"]]))
-        #expect(record["successes"] == 2000)
-        let stats = try f.simulator.control("stats?tokens=0")
-        #expect(stats["goAways"]?.intValue ?? 0 >= 5)
-        #expect(stats["distinctTokens"] == 2000)
-        // libcurl 7.88 re-sends streams that were in flight when a connection went away (README, "Not
-        // finished"); those duplicates must stay bounded by what one batch can have in flight.
-        let accepted = try #require(stats["apns"]?["accepted"]?.intValue)
-        #expect(accepted >= 2000 && accepted - 2000 <= Int64(PushEvent.batchSize), "accepted \(accepted)")
+        try await HeavyTests.exclusive {
+            let f = try await PushFixture.make(simulatorArguments: ["--goaway-after", "200"])
+            defer { f.stop() }
+            try await Self.bulkInstall(f, count: 2000, offset: 0x300000, channel: "goaway")
+            let record = try await f.waitDone(try await f.push(["channels": ["goaway"], "data": ["alert": "again"]]))
+            #expect(record["successes"] == 2000)
+            let stats = try f.simulator.control("stats?tokens=0")
+            #expect(stats["goAways"]?.intValue ?? 0 >= 5)
+            #expect(stats["distinctTokens"] == 2000)
+            // libcurl 7.88 re-sends streams that were in flight when a connection went away (README, "Not
+            // finished"); those duplicates must stay bounded by what one batch can have in flight.
+            let accepted = try #require(stats["apns"]?["accepted"]?.intValue)
+            #expect(accepted >= 2000 && accepted - 2000 <= Int64(PushEvent.batchSize), "accepted \(accepted)")
+        }
     }
 }

@@ -45,27 +45,29 @@ enum Chromium {
     .enabled(if: TestDatabase.isAvailable && (Chromium.path != nil || Chromium.required)))
 struct ChromiumRenderingTests {
     @Test func everyReportRendersWithItsChartsAndFigures() async throws {
-        let chromium = try #require(Chromium.path, "chromium is required (PUSHLEDGER_REQUIRE_CHROMIUM=1) but not found")
-        let f = try await ReportFixture.make()
-        _ = try await AuditReportTests.history(f)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reports-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        // Each report with the svg charts it must draw and figures that must survive into the DOM.
-        let cases: [(ReportName, String?, Int, [String])] = [
-            (.billing, "2026-11-01", 3, ["621.50", "530.50", ">1010001<", "Peak calls per minute"]),
-            (.opens, "2026-11-02", 1, ["36.36%", "<td>p1</td>", "0.3750"]),
-            (.audit, nil, 0, ["PushQuotaRefused", "10.9.9.9", "LeanCloud-iOS/13", "***"]),
-        ]
-        for (name, from, charts, figures) in cases {
-            let html = try await f.run(name, from: from, to: from == nil ? nil : "2026-11-03", format: .html)
-            let file = dir.appendingPathComponent("\(name.rawValue).html")
-            try Data(html.utf8).write(to: file)
-            let dom = try Chromium.dumpDOM(file, chromium: chromium, profile: dir)
-            #expect(dom.contains("<table"), "\(name): no table in the DOM")
-            #expect(dom.components(separatedBy: "<svg").count - 1 == charts, "\(name): wrong number of charts")
-            if charts > 0 { #expect(dom.contains("<polyline") || dom.contains("<rect"), "\(name): empty chart") }
-            for figure in figures { #expect(dom.contains(figure), "\(name): \(figure) missing from the DOM") }
+        try await HeavyTests.exclusive {
+            let chromium = try #require(Chromium.path, "chromium is required (PUSHLEDGER_REQUIRE_CHROMIUM=1) but not found")
+            let f = try await ReportFixture.make()
+            _ = try await AuditReportTests.history(f)
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reports-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            // Each report with the svg charts it must draw and figures that must survive into the DOM.
+            let cases: [(ReportName, String?, Int, [String])] = [
+                (.billing, "2026-11-01", 3, ["621.50", "530.50", ">1010001<", "Peak calls per minute"]),
+                (.opens, "2026-11-02", 1, ["36.36%", "<td>p1</td>", "0.3750"]),
+                (.audit, nil, 0, ["PushQuotaRefused", "10.9.9.9", "LeanCloud-iOS/13", "***"]),
+            ]
+            for (name, from, charts, figures) in cases {
+                let html = try await f.run(name, from: from, to: from == nil ? nil : "2026-11-03", format: .html)
+                let file = dir.appendingPathComponent("\(name.rawValue).html")
+                try Data(html.utf8).write(to: file)
+                let dom = try Chromium.dumpDOM(file, chromium: chromium, profile: dir)
+                #expect(dom.contains("<table"), "\(name): no table in the DOM")
+                #expect(dom.components(separatedBy: "<svg").count - 1 == charts, "\(name): wrong number of charts")
+                if charts > 0 { #expect(dom.contains("<polyline") || dom.contains("<rect"), "\(name): empty chart") }
+                for figure in figures { #expect(dom.contains(figure), "\(name): \(figure) missing from the DOM") }
+            }
         }
     }
 }

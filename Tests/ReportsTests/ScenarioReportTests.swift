@@ -110,22 +110,24 @@ struct ScenarioReportTests {
 
     @Test("the html reports of the scenario render in headless Chromium with their figures")
     func html() async throws {
-        let chromium = try #require(Chromium.path ?? (Chromium.required ? nil : "skip"))
-        guard chromium != "skip" else { return }
-        let db = try await TestDatabase.make()
-        let s = try await UsageScenario.build(db.ledger)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        for (name, figures) in [
-            ("billing", ["2026-10-01", "2026-10-02", "<svg"]),
-            ("opens", [s.p1, "0.6000", "<svg"]),
-            ("audit", ["PushRateLimited", "PushQuotaRefused", "ops-script/1.0"]),
-        ] {
-            let file = dir.appendingPathComponent("\(name).html")
-            _ = try Self.report(db, [name, "--format", "html", "--out", file.path])
-            let dom = try Chromium.dumpDOM(file, chromium: chromium, profile: dir)
-            for figure in figures { #expect(dom.contains(figure), "\(name): \(figure) missing") }
+        try await HeavyTests.exclusive {
+            let chromium = try #require(Chromium.path ?? (Chromium.required ? nil : "skip"))
+            guard chromium != "skip" else { return }
+            let db = try await TestDatabase.make()
+            let s = try await UsageScenario.build(db.ledger)
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            for (name, figures) in [
+                ("billing", ["2026-10-01", "2026-10-02", "<svg"]),
+                ("opens", [s.p1, "0.6000", "<svg"]),
+                ("audit", ["PushRateLimited", "PushQuotaRefused", "ops-script/1.0"]),
+            ] {
+                let file = dir.appendingPathComponent("\(name).html")
+                _ = try Self.report(db, [name, "--format", "html", "--out", file.path])
+                let dom = try Chromium.dumpDOM(file, chromium: chromium, profile: dir)
+                for figure in figures { #expect(dom.contains(figure), "\(name): \(figure) missing") }
+            }
         }
     }
 }
