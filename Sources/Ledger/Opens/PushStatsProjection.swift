@@ -65,24 +65,27 @@ public struct PushStatsProjection: Projection {
             try await addDaily(app: app, at: at, platform: platform, ["app_opens": 1], on: conn, schema: schema)
             return
         }
-        // `xmax = 0` tells a fresh insert from an update: the first open of this push on this installation.
-        let first = try await conn.query(
-            """
-            INSERT INTO \(unsafeRaw: schema).push_opens
-                (app_id, push_id, installation_id, platform, first_open_at, seconds_to_open, opens)
-            VALUES (\(app), \(pushId), \(d["objectId"]?.stringValue), \(platform), \(at)::timestamptz,
-                    extract(epoch FROM \(at)::timestamptz - \(d["deliveredAt"]?.stringValue)::timestamptz), 1)
-            ON CONFLICT (app_id, push_id, installation_id) DO UPDATE SET opens = push_opens.opens + 1
-            RETURNING (xmax = 0) AS inserted
-            """)[0]["inserted"] == "t"
-        let unique: Int64 = first ? 1 : 0
+        // One statement, so it can be queued with the others: `xmax = 0` tells a fresh insert from an update
+        // (the first open of this push on this installation), and the counters add 1 or 0 for uniqueness.
+        let day = LocalTime.day(at, appId: app, schema: schema)
         try await conn.enqueue(
             """
-            UPDATE \(unsafeRaw: schema).push_stats SET opens = opens + 1, unique_opens = unique_opens + \(unique)
-            WHERE app_id = \(app) AND push_id = \(pushId)
+            WITH opened AS (
+                INSERT INTO \(unsafeRaw: schema).push_opens
+                    (app_id, push_id, installation_id, platform, first_open_at, seconds_to_open, opens)
+                VALUES (\(app), \(pushId), \(d["objectId"]?.stringValue), \(platform), \(at)::timestamptz,
+                        extract(epoch FROM \(at)::timestamptz - \(d["deliveredAt"]?.stringValue)::timestamptz), 1)
+                ON CONFLICT (app_id, push_id, installation_id) DO UPDATE SET opens = push_opens.opens + 1
+                RETURNING (xmax = 0)::int AS first),
+            counted AS (
+                UPDATE \(unsafeRaw: schema).push_stats
+                SET opens = opens + 1, unique_opens = unique_opens + (SELECT first FROM opened)
+                WHERE app_id = \(app) AND push_id = \(pushId))
+            INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, push_opens, unique_push_opens)
+            SELECT \(app), \(day), \(platform), 1, first FROM opened
+            ON CONFLICT (app_id, day, platform) DO UPDATE SET push_opens = daily_opens.push_opens + 1,
+                unique_push_opens = daily_opens.unique_push_opens + excluded.unique_push_opens
             """)
-        try await addDaily(app: app, at: at, platform: platform, ["push_opens": 1, "unique_push_opens": unique],
-            on: conn, schema: schema)
     }
 
     /// Adds to one local day's counters of a platform.
