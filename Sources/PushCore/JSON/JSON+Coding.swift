@@ -64,6 +64,12 @@ extension JSON {
 
     static func writeString(_ s: String, to out: inout String) {
         out += "\""
+        // Most strings (tokens, ids, keys) need no escaping: append them whole.
+        guard s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
