@@ -46,7 +46,7 @@ public final class APNsClient: Sendable {
     /// One attempt, classified. `expiredProviderToken` has already dropped the stale token, so an immediate
     /// second attempt signs a new one.
     public func attempt(_ notification: APNsNotification) async -> DeliveryOutcome {
-        let apnsId = (notification.apnsId ?? UUID()).uuidString
+        let apnsId = (notification.apnsId ?? FastUUID.make()).uuidString
         let token = tokens?.currentToken()
         let request = makeRequest(notification, apnsId: apnsId, bearer: token)
         let response: HTTPResponse
@@ -75,7 +75,7 @@ public final class APNsClient: Sendable {
     ) async -> DeliveryResult {
         // One apns-id for every attempt, so Apple and our logs see retries of the same notification.
         var notification = notification
-        if notification.apnsId == nil { notification.apnsId = UUID() }
+        if notification.apnsId == nil { notification.apnsId = FastUUID.make() }
         let fixed = notification
         return await RetryLoop.run(
             policy: policy, random: random, sleep: sleep,

@@ -1,0 +1,19 @@
+import Foundation
+import Testing
+@testable import Delivery
+
+@Suite("FastUUID")
+struct FastUUIDTests {
+    @Test("version-4 RFC 4122 UUIDs, all different")
+    func versionAndVariant() {
+        var seen = Set<UUID>()
+        for _ in 0..<10_000 {
+            let uuid = FastUUID.make()
+            let text = uuid.uuidString
+            #expect(Array(text)[14] == "4")
+            #expect("89AB".contains(Array(text)[19]))
+            seen.insert(uuid)
+        }
+        #expect(seen.count == 10_000)
+    }
+}
