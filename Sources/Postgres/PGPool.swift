@@ -119,7 +119,8 @@ extension PGConnection {
     public func transaction<T: Sendable>(
         isolation: PGIsolation = .readCommitted, _ body: (PGConnection) async throws -> T
     ) async throws -> T {
-        try await query(PGQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation.rawValue)"))
+        // Queued: BEGIN travels with the transaction's first statement, saving a round trip.
+        try await enqueue(PGQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation.rawValue)"))
         do {
             let value = try await body(self)
             try await query("COMMIT")
