@@ -116,4 +116,30 @@ struct RetentionTests {
         #expect(expired == 1200)
         #expect(try await db.ledger.pool.query("SELECT count(*) AS n FROM installations")[0].int("n") == 0)
     }
+
+    @Test("a push stopped at the quota keeps its record while its last batch is still to be sent")
+    func stoppedPushWithPendingBatch() async throws {
+        let db = try await TestDatabase.make()
+        let ledger = db.ledger
+        _ = try await ledger.apps.create(name: "q", appId: "retq")
+        let app = try await ledger.apps.set(appId: "retq", [("daily_push_quota", "1")])
+        let t0 = LeanDate.parse("2026-01-01T00:00:00Z")!
+        for i in 0..<2 {
+            _ = try await ledger.installations.save(appId: app.appId, body: [
+                "deviceType": "ios", "deviceToken": .string(String(format: "%064x", i + 1)),
+            ], metadata: EventMetadata(keyKind: "client"), now: t0)
+        }
+        let request = try PushRequest.parse(["data": ["alert": "x"]], devicesEndpoint: false, headerProd: nil, now: t0)
+        let id = try await ledger.pushes.request(request, app: app, metadata: EventMetadata(keyKind: "master"), now: t0).objectId
+        while try await PushTargeting(store: ledger.events).step(app: app, pushId: id, now: t0) {}
+        #expect(try await ledger.pushes.get(appId: app.appId, pushId: id)?.json["status"]?.stringValue
+            == PushEvent.Status.quotaReached(1))
+        let later = t0.addingTimeInterval(8 * 86400)
+        #expect(try await RetentionJob(store: ledger.events).run(now: later).purgedPushes == 0)
+        let batches = PushBatches(store: ledger.events)
+        while let claim = try await batches.claim(owner: "t", now: later) {
+            try await batches.record(claim, outcomes: claim.targets.map { _ in .delivered }, now: later)
+        }
+        #expect(try await RetentionJob(store: ledger.events).run(now: later).purgedPushes == 1)
+    }
 }

@@ -115,13 +115,20 @@ public struct RetentionJob: Sendable {
         return count
     }
 
+    /// No batch of the push is still being sent (a push stopped at the quota says so before its last batch).
+    static let workFinished = PGQuery(unsafeSQL: """
+        NOT EXISTS (SELECT 1 FROM push_jobs j WHERE j.app_id = n.app_id AND j.push_id = n.object_id
+                    AND j.state NOT IN ('done', 'cancelled'))
+        """)
+
     /// Finished records only: a push still scheduled or being sent keeps its record whatever its age.
     private func purgePushes(_ app: String, before cutoff: Date, now: Date) async throws -> Int {
         let unfinished = [PushEvent.Status.scheduled, PushEvent.Status.inQueue]
         let ids = try await store.pool.query(
             """
-            SELECT object_id FROM notifications
+            SELECT object_id FROM notifications n
             WHERE app_id = \(app) AND created_at < \(cutoff)::timestamptz AND status <> ALL(\(unfinished)::text[])
+              AND \(Self.workFinished)
             ORDER BY object_id
             """).map { try $0.string("object_id") }
         var count = 0
@@ -131,9 +138,9 @@ public struct RetentionJob: Sendable {
                 let conn = tx.connection
                 let still = try await conn.query(
                     """
-                    SELECT 1 AS one FROM notifications
+                    SELECT 1 AS one FROM notifications n
                     WHERE app_id = \(app) AND object_id = \(id) AND created_at < \(cutoff)::timestamptz
-                      AND status <> ALL(\(unfinished)::text[])
+                      AND status <> ALL(\(unfinished)::text[]) AND \(Self.workFinished)
                     """)
                 guard !still.isEmpty else { return 0 }
                 try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
