@@ -17,6 +17,9 @@ public final class PGConnection: @unchecked Sendable {
     /// Statement text → server-side prepared statement name. Touched only on `queue`. Parameterised
     /// statements are prepared once per connection, so the server parses and plans them once.
     private var prepared: [String: String] = [:]
+    /// Names are never reused: a statement whose PREPARE failed in a pipeline is forgotten, and a count-based
+    /// name could then collide with a later statement's.
+    private var preparedSerial = 0
     private static let maxPrepared = 512
     /// Statements queued by `enqueue`, sent with the next round trip. Touched only on `queue`.
     private var pending: [PGQuery] = []
@@ -76,7 +79,7 @@ public final class PGConnection: @unchecked Sendable {
             let name = self.preparedName(for: query)
             if let name, self.prepared[query.sql] == nil {
                 _ = try self.consume(PQprepare(conn, name, query.sql, Int32(query.binds.count), nil), conn: conn)
-                self.prepared[query.sql] = name
+                self.register(name, for: query.sql)
             }
             return try self.consume(self.send(query, name: name, conn: conn, pipelined: false), conn: conn)
         }
@@ -232,7 +235,13 @@ public final class PGConnection: @unchecked Sendable {
     private func preparedName(for query: PGQuery) -> String? {
         guard !query.binds.isEmpty else { return nil }
         if let name = prepared[query.sql] { return name }
-        return prepared.count < Self.maxPrepared ? "pl_\(prepared.count)" : nil
+        return prepared.count < Self.maxPrepared ? "pl_\(preparedSerial)" : nil
+    }
+
+    /// Records that `name` is now prepared for `sql` on the server.
+    private func register(_ name: String, for sql: String) {
+        prepared[sql] = name
+        preparedSerial += 1
     }
 
     /// Executes (blocking) or sends (pipelined) one statement.
@@ -263,7 +272,7 @@ public final class PGConnection: @unchecked Sendable {
             let name = preparedName(for: query)
             if let name, prepared[query.sql] == nil {
                 guard PQsendPrepare(conn, name, query.sql, Int32(query.binds.count), nil) == 1 else { sendFailed = true; break }
-                prepared[query.sql] = name
+                register(name, for: query.sql)
                 steps.append(.prepare(query.sql))
             }
             guard send(query, name: name, conn: conn, pipelined: true) != nil else { sendFailed = true; break }
