@@ -62,7 +62,7 @@ public final class LedgerTransaction: @unchecked Sendable {
         let rows: PGRows
         do {
             rows = try await connection.query(query)
-        } catch let error as PGError where error.isUniqueViolation {
+        } catch let error as PGError where error.isUniqueViolation && error.constraint == Self.streamVersionConstraint {
             throw VersionConflict(stream: stream, expected: expectedVersion)
         }
         var recorded: [RecordedEvent] = []
@@ -79,9 +79,17 @@ public final class LedgerTransaction: @unchecked Sendable {
                 try await projection.apply(event, on: connection, schema: "public")
             }
         }
-        // Projection statements are queued; send them in one round trip now, so their errors (a token taken
-        // by another installation) surface from this append, where callers expect them.
-        try await connection.flush()
+        // Projection statements stay queued: they travel with the transaction's next statement or its
+        // COMMIT, in one round trip. A caller that must catch a projection's error where it happens (a token
+        // taken by another installation) calls `flushProjections()`.
         return recorded
     }
+
+    /// Sends the queued projection statements now, so their errors surface here.
+    public func flushProjections() async throws {
+        try await connection.flush()
+    }
+
+    /// The unique constraint whose violation means another writer appended to the stream first.
+    static let streamVersionConstraint = "events_app_id_stream_version_key"
 }

@@ -101,6 +101,7 @@ public struct InstallationStore: Sendable {
             let now = LeanDate.format(date)
             do {
                 try await Self.appendUpdate(current, body: body, at: now, tx: tx)
+                try await tx.flushProjections()
             } catch let error as PGError where error.isUniqueViolation {
                 throw LeanError.ambiguousToken("That deviceToken or installationId belongs to another installation.")
             }
