@@ -110,6 +110,7 @@ public final class PGConnection: @unchecked Sendable {
     /// Runs several statements in one round trip (simple protocol, no parameters): migrations and DDL only.
     public func execute(unsafeScript script: String) async throws {
         try await onQueue { conn in
+            try self.sendPending(conn)
             let result = PQexec(conn, script)
             _ = try self.consume(result, conn: conn)
             // PQexec returns only the last result; drain any others so the connection stays usable.
@@ -121,6 +122,7 @@ public final class PGConnection: @unchecked Sendable {
     /// separated, already escaped with `PGCopy.escape`.
     public func copyIn(_ copyStatement: PGQuery, lines: [String]) async throws {
         try await onQueue { conn in
+            try self.sendPending(conn)
             let start = PQexec(conn, copyStatement.sql)
             guard PQresultStatus(start) == PGRES_COPY_IN else {
                 _ = try self.consume(start, conn: conn)
@@ -155,6 +157,7 @@ public final class PGConnection: @unchecked Sendable {
         async throws -> Int
     {
         try await onQueue { conn in
+            try self.sendPending(conn)
             let start = PQexec(conn, copyStatement.sql)
             guard PQresultStatus(start) == PGRES_COPY_OUT else {
                 _ = try self.consume(start, conn: conn)
@@ -229,6 +232,12 @@ public final class PGConnection: @unchecked Sendable {
         cancel.arm(PQgetCancel(conn))
         defer { cancel.disarm() }
         return try body(conn)
+    }
+
+    /// Sends queued statements before a call that bypasses `query` (scripts, COPY), so order is kept: a
+    /// queued BEGIN must reach the server before a script meant to run inside the transaction.
+    private func sendPending(_ conn: OpaquePointer) throws {
+        if !pending.isEmpty { _ = try runPipeline(final: nil, conn: conn) }
     }
 
     /// The prepared-statement name for a parameterised statement (nil: run it unprepared).

@@ -58,4 +58,24 @@ struct PipelineTests {
         try await pool.withConnection { conn in try await conn.enqueue("INSERT INTO r VALUES (\(2))") }
         #expect(try await pool.query("SELECT array_agg(n)::text AS ns FROM r")[0]["ns"] == "{2}")
     }
+
+    @Test("a script or COPY right after BEGIN runs inside the transaction (the queued BEGIN goes first)")
+    func scriptsStayInTheTransaction() async throws {
+        let db = try await TestDatabase.make(migrate: false)
+        let pool = db.ledger.pool
+        let setting = try await pool.withTransaction { conn in
+            try await conn.execute(unsafeScript: "SET LOCAL work_mem = '77MB'")
+            return try await conn.query("SELECT current_setting('work_mem') AS w")[0]["w"]
+        }
+        #expect(setting == "77MB")
+        struct Boom: Error {}
+        await #expect(throws: Boom.self) {
+            try await pool.withTransaction { conn in
+                try await conn.execute(unsafeScript: "CREATE TABLE undone (n int)")
+                throw Boom()
+            }
+        }
+        let exists = try await pool.query("SELECT to_regclass('undone') IS NOT NULL AS e")[0]["e"]
+        #expect(exists == "f")
+    }
 }
