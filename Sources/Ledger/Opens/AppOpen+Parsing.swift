@@ -62,8 +62,7 @@ extension AppOpen {
 
     /// An ISO 8601 text, a LeanCloud `{"__type":"Date","iso":...}`, or unix milliseconds.
     private static func time(_ value: JSON, field: String) throws(LeanError) -> Date {
-        if let s = value.stringValue, let d = LeanDate.parse(s) { return d }
-        if let s = value["iso"]?.stringValue, let d = LeanDate.parse(s) { return d }
+        if let d = LeanDate.parse(value) { return d }
         if let ms = value.intValue { return Date(timeIntervalSince1970: Double(ms) / 1000) }
         throw .invalidParameter("\(field) must be an ISO 8601 date or unix milliseconds.")
     }

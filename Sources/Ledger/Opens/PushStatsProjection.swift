@@ -47,7 +47,7 @@ public struct PushStatsProjection: Projection {
                 WHERE app_id = \(app) AND push_id = \(d["objectId"]?.stringValue)
                 """)
             for (platform, key) in [(PushPlatform.ios, "iosSuccesses"), (.android, "androidSuccesses")] where n(key) > 0 {
-                try await addDaily(app: app, at: at, platform: platform.rawValue, ["successes": n(key)], on: conn, schema: schema)
+                try await addDaily(app: app, at: at, platform: platform.rawValue, "successes", n(key), on: conn, schema: schema)
             }
         case InstallationEvent.opened:
             try await applyOpen(event, on: conn, schema: schema)
@@ -62,7 +62,7 @@ public struct PushStatsProjection: Projection {
         let at = d["at"]?.stringValue
         let platform = d["platform"]?.stringValue ?? ""
         guard let pushId = d["pushId"]?.stringValue else {
-            try await addDaily(app: app, at: at, platform: platform, ["app_opens": 1], on: conn, schema: schema)
+            try await addDaily(app: app, at: at, platform: platform, "app_opens", 1, on: conn, schema: schema)
             return
         }
         // One statement, so it can be queued with the others: `xmax = 0` tells a fresh insert from an update
@@ -88,18 +88,16 @@ public struct PushStatsProjection: Projection {
             """)
     }
 
-    /// Adds to one local day's counters of a platform.
-    private func addDaily(app: String, at: String?, platform: String, _ amounts: KeyValuePairs<String, Int64>,
+    /// Adds to one counter of a platform's local day.
+    private func addDaily(app: String, at: String?, platform: String, _ column: String, _ amount: Int64,
         on conn: PGConnection, schema: String) async throws
     {
-        for (column, amount) in amounts {
-            try await conn.enqueue(
-                """
-                INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, \(unsafeRaw: column))
-                VALUES (\(app), \(LocalTime.day(at, appId: app, schema: schema)), \(platform), \(amount))
-                ON CONFLICT (app_id, day, platform) DO UPDATE
-                    SET \(unsafeRaw: column) = daily_opens.\(unsafeRaw: column) + \(amount)
-                """)
-        }
+        try await conn.enqueue(
+            """
+            INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, \(unsafeRaw: column))
+            VALUES (\(app), \(LocalTime.day(at, appId: app, schema: schema)), \(platform), \(amount))
+            ON CONFLICT (app_id, day, platform) DO UPDATE
+                SET \(unsafeRaw: column) = daily_opens.\(unsafeRaw: column) + \(amount)
+            """)
     }
 }

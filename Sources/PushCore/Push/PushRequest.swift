@@ -150,9 +150,8 @@ public struct PushRequest: Sendable, Equatable {
     }
 
     static func date(_ value: JSON, field: String) throws(LeanError) -> Date {
-        if let s = value.stringValue, let d = LeanDate.parse(s) { return d }
-        if let s = value["iso"]?.stringValue, let d = LeanDate.parse(s) { return d }
-        throw .invalidParameter("\(field) must be an ISO 8601 date.")
+        guard let d = LeanDate.parse(value) else { throw .invalidParameter("\(field) must be an ISO 8601 date.") }
+        return d
     }
 
     static func shortId(_ value: JSON?, field: String) throws(LeanError) -> String? {

@@ -23,6 +23,13 @@ public enum LeanDate {
             + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
     }
 
+    /// A date as LeanCloud clients send it: ISO 8601 text or `{"__type":"Date","iso":"…"}`.
+    public static func parse(_ value: JSON) -> Date? {
+        if let s = value.stringValue { return parse(s) }
+        if let s = value["iso"]?.stringValue { return parse(s) }
+        return nil
+    }
+
     /// Parses `2024-01-02T03:04:05.678Z`, `2024-01-02T03:04:05Z`, `2024-01-02T03:04:05+08:00`, `2024-01-02`.
     public static func parse(_ text: String) -> Date? {
         let s = Array(text.utf8)
