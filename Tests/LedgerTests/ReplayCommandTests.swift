@@ -24,10 +24,7 @@ struct ReplayCommandTests {
             ], metadata: meta, now: t0).objectId)
         }
         let pushAt = t0.addingTimeInterval(3600)
-        let request = try PushRequest.parse(["channels": ["news"], "data": ["alert": "hi"]], devicesEndpoint: false,
-            headerProd: nil, now: pushAt)
-        let push = try await ledger.pushes.request(request, app: app, metadata: EventMetadata(keyKind: "master"), now: pushAt)
-        while try await PushTargeting(store: ledger.events).step(app: app, pushId: push.objectId, now: pushAt) {}
+        let push = try await SimulatedPushes.push(["channels": ["news"], "data": ["alert": "hi"]], app: app, at: pushAt, ledger)
         // Afterwards: one leaves the channel, one is deleted, the sports one joins news, and the rest expire.
         _ = try await ledger.installations.update(appId: app.appId, objectId: ids[0], body: ["channels": ["sports"]],
             metadata: meta, now: pushAt.addingTimeInterval(60))
@@ -46,14 +43,14 @@ struct ReplayCommandTests {
         #expect(replayed == ids[0..<3].sorted())
 
         let explained = try ServerProcess.command([
-            "explain", "--app", app.appId, "--push", push.objectId, "--installation", ids[3],
+            "explain", "--app", app.appId, "--push", push, "--installation", ids[3],
         ], databaseURL: db.url)
         #expect(explained.status == 0, "\(explained.output)")
         #expect(explained.output.contains("EXCLUDED by: where.channels"), "\(explained.output)")
         #expect(explained.output.contains("not targeted"))
         // The deleted one was targeted at the time, and explain still finds it.
         let deleted = try ServerProcess.command([
-            "explain", "--app", app.appId, "--push", push.objectId, "--installation", ids[1], "--format", "json",
+            "explain", "--app", app.appId, "--push", push, "--installation", ids[1], "--format", "json",
         ], databaseURL: db.url)
         #expect(deleted.status == 0, "\(deleted.output)")
         #expect(deleted.output.contains(#""verdict":"targeted""#), "\(deleted.output)")

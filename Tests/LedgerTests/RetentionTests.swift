@@ -22,14 +22,9 @@ struct RetentionTests {
             ], metadata: meta, now: day(0)).objectId)
         }
         // Pushes on day 0 (done), day 2 (done) and one scheduled for day 200 that expires on day 30.
-        func push(_ body: [String: JSON], at now: Date) async throws -> String {
-            let request = try PushRequest.parse(body, devicesEndpoint: false, headerProd: nil, now: now)
-            let id = try await ledger.pushes.request(request, app: app, metadata: meta, now: now).objectId
-            while try await PushTargeting(store: ledger.events).step(app: app, pushId: id, now: now) {}
-            let batches = PushBatches(store: ledger.events)
-            while let claim = try await batches.claim(owner: "t", now: now) {
-                try await batches.record(claim, outcomes: claim.targets.map { _ in .delivered }, now: now)
-            }
+        func push(_ body: JSON, at now: Date) async throws -> String {
+            let id = try await SimulatedPushes.push(body, app: app, at: now, ledger, metadata: meta)
+            try await SimulatedPushes.deliverPending(at: now, ledger)
             return id
         }
         let old = try await push(["channels": ["c"], "data": ["alert": "a"]], at: day(0))
@@ -129,17 +124,12 @@ struct RetentionTests {
                 "deviceType": "ios", "deviceToken": .string(String(format: "%064x", i + 1)),
             ], metadata: EventMetadata(keyKind: "client"), now: t0)
         }
-        let request = try PushRequest.parse(["data": ["alert": "x"]], devicesEndpoint: false, headerProd: nil, now: t0)
-        let id = try await ledger.pushes.request(request, app: app, metadata: EventMetadata(keyKind: "master"), now: t0).objectId
-        while try await PushTargeting(store: ledger.events).step(app: app, pushId: id, now: t0) {}
+        let id = try await SimulatedPushes.push(["data": ["alert": "x"]], app: app, at: t0, ledger)
         #expect(try await ledger.pushes.get(appId: app.appId, pushId: id)?.json["status"]?.stringValue
             == PushEvent.Status.quotaReached(1))
         let later = t0.addingTimeInterval(8 * 86400)
         #expect(try await RetentionJob(store: ledger.events).run(now: later).purgedPushes == 0)
-        let batches = PushBatches(store: ledger.events)
-        while let claim = try await batches.claim(owner: "t", now: later) {
-            try await batches.record(claim, outcomes: claim.targets.map { _ in .delivered }, now: later)
-        }
+        try await SimulatedPushes.deliverPending(at: later, ledger)
         #expect(try await RetentionJob(store: ledger.events).run(now: later).purgedPushes == 1)
     }
 }

@@ -124,22 +124,14 @@ public struct UsageScenario: Sendable {
     func push(_ body: JSON, at now: Date, _ ledger: LedgerComponents, _ metadata: EventMetadata, devices: Bool = false)
         async throws -> String
     {
-        let request = try PushRequest.parse(body.objectValue ?? [:], devicesEndpoint: devices, headerProd: nil, now: now)
-        let accepted = try await ledger.pushes.request(request, app: app, metadata: metadata, now: now)
-        let targeting = PushTargeting(store: ledger.events)
-        while try await targeting.step(app: app, pushId: accepted.objectId, now: now) {}
-        return accepted.objectId
+        try await SimulatedPushes.push(body, app: app, at: now, ledger, metadata: metadata, devices: devices)
     }
 
     /// Sends every pending batch: all delivered but the named installations, which fail.
     func deliver(at now: Date, failing: Set<String>, _ ledger: LedgerComponents) async throws {
         let failingIds = Set(failing.compactMap { installations[$0] })
-        let batches = PushBatches(store: ledger.events)
-        while let claim = try await batches.claim(owner: "scenario", now: now) {
-            let outcomes = claim.targets.map { t -> TargetOutcome in
-                failingIds.contains(t.objectId) ? .failed(reason: "Unavailable") : .delivered
-            }
-            try await batches.record(claim, outcomes: outcomes, now: now)
+        try await SimulatedPushes.deliverPending(at: now, ledger) { t in
+            failingIds.contains(t.objectId) ? .failed(reason: "Unavailable") : .delivered
         }
     }
 }
