@@ -14,9 +14,20 @@ public final class PGConnection: @unchecked Sendable {
     public let id: Int
     /// Set when the connection failed at the socket level; the pool then discards it.
     public private(set) var isBroken = false
-    /// Statement text → server-side prepared statement name. Touched only on `queue`. Parameterised
-    /// statements are prepared once per connection, so the server parses and plans them once.
-    private var prepared: [String: String] = [:]
+    /// Statement text → server-side prepared statement. Touched only on `queue`. Parameterised statements
+    /// are prepared once per connection, so the server parses them once.
+    private var prepared: [String: Prepared] = [:]
+    private struct Prepared {
+        let name: String
+        let at: ContinuousClock.Instant
+    }
+    /// The session's `plan_cache_mode` as far as this connection knows: nil after anything that may have
+    /// undone a `SET` (an error, a rollback), so the next statement sets it again. Touched only on `queue`.
+    private var planMode: PlanMode? = .custom
+    /// How long a statement marked `reusingPlan()` keeps its prepared statement, and so its generic plan,
+    /// before it is prepared afresh: a plan made while a table was empty (a sequential scan) otherwise
+    /// stays until an ANALYZE happens to invalidate it — saves fell from 1,500/s to 300/s within a minute.
+    let genericPlanLifetime: Duration
     /// Names are never reused: a statement whose PREPARE failed in a pipeline is forgotten, and a count-based
     /// name could then collide with a later statement's.
     private var preparedSerial = 0
@@ -27,13 +38,13 @@ public final class PGConnection: @unchecked Sendable {
 
     private static let counter = LockedCounter()
 
-    /// UTC and ISO dates for decoding; and custom plans always: statements are prepared once per
-    /// connection, and a generic plan made while a table was small (a sequential scan) would otherwise stay
-    /// cached as the table grows — saves slowed from 1,000/s to 300/s within a minute on a fresh database.
+    /// UTC and ISO dates for decoding; and a plan for each execution unless a statement asks otherwise
+    /// (`PGQuery.reusingPlan()`), so a statement's plan follows its values.
     static let sessionSetup = "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET client_encoding = 'UTF8'; "
         + "SET plan_cache_mode = force_custom_plan"
 
-    private init(handle: OpaquePointer, queue: DispatchQueue, id: Int) {
+    private init(handle: OpaquePointer, queue: DispatchQueue, id: Int, genericPlanLifetime: Duration) {
+        self.genericPlanLifetime = genericPlanLifetime
         self.handle = handle
         self.queue = queue
         self.executor = PGConnectionExecutor(queue: queue, id: id)
@@ -45,7 +56,7 @@ public final class PGConnection: @unchecked Sendable {
     }
 
     /// Opens a connection from a libpq URI (`postgresql://user@host:port/db`), in UTC and ISO date style.
-    public static func connect(url: String) async throws -> PGConnection {
+    public static func connect(url: String, genericPlanLifetime: Duration = .seconds(10)) async throws -> PGConnection {
         let id = counter.next()
         let queue = DispatchQueue(label: "pushledger.pg.\(id)")
         let handle: OpaquePointer = try await withCheckedThrowingContinuation { cont in
@@ -67,7 +78,7 @@ public final class PGConnection: @unchecked Sendable {
                 cont.resume(returning: conn)
             }
         }
-        return PGConnection(handle: handle, queue: queue, id: id)
+        return PGConnection(handle: handle, queue: queue, id: id, genericPlanLifetime: genericPlanLifetime)
     }
 
     /// Runs one statement with bound parameters (extended protocol, text format). Statements queued with
@@ -75,7 +86,9 @@ public final class PGConnection: @unchecked Sendable {
     @discardableResult
     public func query(_ query: PGQuery) async throws -> PGRows {
         try await onQueue { conn in
-            if !self.pending.isEmpty { return try self.runPipeline(final: query, conn: conn) }
+            if !self.pending.isEmpty || self.needsModeChange(query) || self.isStale(query) {
+                return try self.runPipeline(final: query, conn: conn)
+            }
             let name = self.preparedName(for: query)
             if let name, self.prepared[query.sql] == nil {
                 _ = try self.consume(PQprepare(conn, name, query.sql, Int32(query.binds.count), nil), conn: conn)
@@ -102,9 +115,13 @@ public final class PGConnection: @unchecked Sendable {
         }
     }
 
-    /// Forgets queued statements (the transaction they belonged to is being rolled back).
+    /// Forgets queued statements (the transaction they belonged to is being rolled back, and with it any
+    /// `SET` it made).
     func discardPending() async {
-        _ = try? await onQueue { _ in self.pending.removeAll() }
+        _ = try? await onQueue { _ in
+            self.pending.removeAll()
+            self.planMode = nil
+        }
     }
 
     /// Runs several statements in one round trip (simple protocol, no parameters): migrations and DDL only.
@@ -243,14 +260,25 @@ public final class PGConnection: @unchecked Sendable {
     /// The prepared-statement name for a parameterised statement (nil: run it unprepared).
     private func preparedName(for query: PGQuery) -> String? {
         guard !query.binds.isEmpty else { return nil }
-        if let name = prepared[query.sql] { return name }
+        if let entry = prepared[query.sql] { return entry.name }
         return prepared.count < Self.maxPrepared ? "pl_\(preparedSerial)" : nil
     }
 
     /// Records that `name` is now prepared for `sql` on the server.
     private func register(_ name: String, for sql: String) {
-        prepared[sql] = name
+        prepared[sql] = Prepared(name: name, at: .now)
         preparedSerial += 1
+    }
+
+    private func needsModeChange(_ query: PGQuery) -> Bool {
+        guard let wanted = query.planMode else { return false }
+        return planMode != wanted
+    }
+
+    /// Whether `query` reuses a generic plan that has outlived `genericPlanLifetime`.
+    private func isStale(_ query: PGQuery) -> Bool {
+        guard query.reusesPlan, let entry = prepared[query.sql] else { return false }
+        return entry.at.duration(to: .now) > genericPlanLifetime
     }
 
     /// Executes (blocking) or sends (pipelined) one statement.
@@ -277,7 +305,20 @@ public final class PGConnection: @unchecked Sendable {
         enum Step { case prepare(String), execute(last: Bool) }
         var steps: [Step] = []
         var sendFailed = false
+        /// A statement of our own whose result only matters if it fails.
+        func sendUtility(_ sql: String) -> Bool {
+            guard PQsendQueryParams(conn, sql, 0, nil, nil, nil, nil, 0) == 1 else { return false }
+            steps.append(.execute(last: false))
+            return true
+        }
         for (i, query) in queries.enumerated() {
+            if needsModeChange(query), let mode = query.planMode {
+                guard sendUtility("SET plan_cache_mode = \(mode.rawValue)") else { sendFailed = true; break }
+                planMode = mode
+            }
+            if isStale(query), let old = prepared.removeValue(forKey: query.sql) {
+                guard sendUtility("DEALLOCATE \(old.name)") else { sendFailed = true; break }
+            }
             let name = preparedName(for: query)
             if let name, prepared[query.sql] == nil {
                 guard PQsendPrepare(conn, name, query.sql, Int32(query.binds.count), nil) == 1 else { sendFailed = true; break }
@@ -314,7 +355,10 @@ public final class PGConnection: @unchecked Sendable {
             if status == PGRES_PIPELINE_SYNC { break }
         }
         PQexitPipelineMode(conn)
-        if let failure { throw failure }
+        if let failure {
+            planMode = nil  // the SET may not have run, or the transaction it ran in is now aborted
+            throw failure
+        }
         return rows
     }
 
@@ -413,5 +457,22 @@ final class LockedCounter: @unchecked Sendable {
         defer { lock.unlock() }
         value += 1
         return value
+    }
+}
+
+/// The `plan_cache_mode` a statement runs under.
+enum PlanMode: String {
+    /// Planned for its values at each execution.
+    case custom = "force_custom_plan"
+    /// PostgreSQL's default: after five executions a generic plan is kept when it is no costlier.
+    case reusable = "auto"
+}
+
+extension PGQuery {
+    /// nil for a statement without parameters: it is never prepared, so its plan is never cached and the
+    /// mode does not matter (BEGIN, COMMIT and the like run under whatever mode is set).
+    var planMode: PlanMode? {
+        guard !binds.isEmpty else { return nil }
+        return reusesPlan ? .reusable : .custom
     }
 }

@@ -43,12 +43,12 @@ public struct EventStore: Sendable {
 
     static func takeLocks(_ keys: [String], appId: String, on conn: PGConnection) async throws {
         guard !keys.isEmpty else { return }
-        let rows = try await conn.query(
+        let rows = try await conn.query(.reusingPlan(
             """
             SELECT bool_and(pg_current_xact_id_if_assigned() IS NULL) AS fresh
             FROM (SELECT pg_advisory_xact_lock(hashtextextended(\(appId) || '/' || k, 0))
                   FROM unnest(\(keys)::text[]) AS k ORDER BY k) AS locked
-            """)
+            """))
         guard try rows[0].bool("fresh") else { throw StreamLockOrderViolation() }
     }
 

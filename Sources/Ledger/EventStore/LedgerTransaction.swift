@@ -52,13 +52,13 @@ public final class LedgerTransaction: @unchecked Sendable {
         appendedStreams.insert(stream)
         let types = events.map(\.type)
         let datas = events.map { $0.data.encoded() }
-        let query: PGQuery = """
+        let query: PGQuery = .reusingPlan("""
             INSERT INTO events (app_id, stream, version, type, data, metadata)
             SELECT \(appId), \(stream), \(expectedVersion) + ord::int, t, d::jsonb, \(metadata.json)::jsonb
             FROM unnest(\(types)::text[], \(datas)::text[]) WITH ORDINALITY AS e(t, d, ord)
             ORDER BY ord
             RETURNING position, transaction_id::text AS xid, version, recorded_at
-            """
+            """)
         let rows: PGRows
         do {
             rows = try await connection.query(query)

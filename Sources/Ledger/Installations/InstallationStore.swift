@@ -57,10 +57,7 @@ public struct InstallationStore: Sendable {
         identityKeys: [String], metadata: EventMetadata, now date: Date) async throws -> SaveResult {
         try await store.write(appId: appId, metadata: metadata, lockKeys: identityKeys) { tx in
             let matches = try await tx.connection.query(
-                """
-                SELECT object_id FROM installations
-                WHERE app_id = \(appId) AND (device_token = \(token) OR installation_id = \(installationId))
-                """)
+                Self.identityLookup(appId: appId, token: token, installationId: installationId))
             let ids = Set(try matches.map { try $0.string("object_id") })
             guard ids.count <= 1 else {
                 throw LeanError.ambiguousToken(
@@ -139,12 +136,29 @@ public struct InstallationStore: Sendable {
         try await tx.append(stream: InstallationEvent.stream(current.objectId), expectedVersion: current.version, events)
     }
 
+    /// The installations holding `token` or `installationId`. A save usually names only one of them; the
+    /// statement then has one shape whose plan never depends on the values, so it can reuse its plan.
+    private static func identityLookup(appId: String, token: String?, installationId: String?) -> PGQuery {
+        switch (token, installationId) {
+        case (let token?, nil):
+            return .reusingPlan("SELECT object_id FROM installations WHERE app_id = \(appId) AND device_token = \(token)")
+        case (nil, let installationId?):
+            return .reusingPlan(
+                "SELECT object_id FROM installations WHERE app_id = \(appId) AND installation_id = \(installationId)")
+        default:
+            return """
+                SELECT object_id FROM installations
+                WHERE app_id = \(appId) AND (device_token = \(token) OR installation_id = \(installationId))
+                """
+        }
+    }
+
     static func load(_ objectId: String, appId: String, on conn: PGConnection) async throws -> StoredInstallation? {
-        let rows = try await conn.query(
+        let rows = try await conn.query(.reusingPlan(
             """
             SELECT object_id, data, created_at, updated_at, version FROM installations
             WHERE app_id = \(appId) AND object_id = \(objectId)
-            """)
+            """))
         return try rows.first.map(StoredInstallation.init)
     }
 }
