@@ -24,8 +24,8 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation {
 
     /// Lets PostgreSQL reuse one generic plan for this statement instead of planning it for each execution
     /// (`plan_cache_mode = auto` while it runs). For fixed statements on hot paths whose best plan does
-    /// not depend on the values, e.g. a lookup by key: planning was half the server time of an installation
-    /// save. Statements whose plan should follow the values (a `where` over skewed data, a channel that
+    /// not depend on the values, e.g. a lookup by key: planning was half of PostgreSQL's statement time in
+    /// an installation save. Statements whose plan should follow the values (a `where` over skewed data, a channel that
     /// most devices share) keep the default, a plan for each execution. The connection prepares such a
     /// statement afresh every ten seconds (`PGConnection.connect(url:genericPlanLifetime:)`), so a plan
     /// made while a table was still small does not outlive that.
