@@ -86,13 +86,12 @@ public final class PGConnection: @unchecked Sendable {
     @discardableResult
     public func query(_ query: PGQuery) async throws -> PGRows {
         try await onQueue { conn in
-            if !self.pending.isEmpty || self.needsModeChange(query) || self.isStale(query) {
-                return try self.runPipeline(final: query, conn: conn)
-            }
+            // Anything to do before the statement itself (queued statements, a SET, a PREPARE) goes in
+            // one pipelined round trip with it.
             let name = self.preparedName(for: query)
-            if let name, self.prepared[query.sql] == nil {
-                _ = try self.consume(PQprepare(conn, name, query.sql, Int32(query.binds.count), nil), conn: conn)
-                self.register(name, for: query.sql)
+            let unprepared = name != nil && self.prepared[query.sql] == nil
+            if !self.pending.isEmpty || unprepared || self.needsModeChange(query) || self.isStale(query) {
+                return try self.runPipeline(final: query, conn: conn)
             }
             return try self.consume(self.send(query, name: name, conn: conn, pipelined: false), conn: conn)
         }
@@ -270,6 +269,7 @@ public final class PGConnection: @unchecked Sendable {
         preparedSerial += 1
     }
 
+    /// Whether the session's `plan_cache_mode` must be set before `query` runs.
     private func needsModeChange(_ query: PGQuery) -> Bool {
         guard let wanted = query.planMode else { return false }
         return planMode != wanted
