@@ -9,8 +9,7 @@ enum FastUUID {
         var low = generator.next() as UInt64
         high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
         low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC 4122 variant
-        let h = withUnsafeBytes(of: high.bigEndian, Array.init)
-        let l = withUnsafeBytes(of: low.bigEndian, Array.init)
-        return UUID(uuid: (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]))
+        // The 16 bytes in order, read straight from the two words (no intermediate arrays).
+        return withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { UUID(uuid: $0.load(as: uuid_t.self)) }
     }
 }
