@@ -5,13 +5,14 @@ import PushCore
 import Testing
 import TestSupport
 
-/// Records every event it is given, so tests can see what a projector applied and in which order.
+/// Records every event it is given, so tests can see what a projector applied and in which order (`seq`).
 struct RecordingProjection: Projection {
     let name = "recording"
     let tables = ["test_applied"]
     func handles(_ eventType: String) -> Bool { true }
-    func apply(_ event: RecordedEvent, on conn: PGConnection, schema: String) async throws {
-        try await conn.query("INSERT INTO \(unsafeRaw: schema).test_applied (position, stream) VALUES (\(event.position), \(event.stream))")
+    func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
+        try await conn.query(
+            "INSERT INTO \(unsafeRaw: schema).test_applied (stream, version) VALUES (\(event.stream), \(event.version))")
     }
 }
 
@@ -20,7 +21,7 @@ struct EventOrderingTests {
     @Test("an event whose transaction commits late is never skipped by a projector")
     func lateCommitIsNeverSkipped() async throws {
         let db = try await TestDatabase.make()
-        try await db.ledger.pool.query("CREATE TABLE test_applied (position bigint, stream text)")
+        try await db.ledger.pool.query("CREATE TABLE test_applied (seq bigserial, stream text, version int)")
         let store = db.ledger.events
         let runner = ProjectorRunner(store: store, projection: RecordingProjection())
         let meta = EventMetadata.system("test")
@@ -36,21 +37,21 @@ struct EventOrderingTests {
             """)[0].int64("position")
 
         // T2 appends later (higher position) and commits at once.
-        let fast = try await store.write(appId: "app1", metadata: meta, lockKeys: ["fast"]) { tx in
+        try await store.write(appId: "app1", metadata: meta, lockKeys: ["fast"]) { tx in
             try await tx.append(stream: "fast", expectedVersion: 0, [NewEvent("Test", [:])])
         }
-        #expect(fast[0].position > slowPosition)
-
         // The hazard is real: the later position is visible while the earlier one is not.
-        let visible = try await db.ledger.pool.query("SELECT position FROM events ORDER BY position").map { try $0.int64("position") }
-        #expect(visible == [fast[0].position])
+        let visible = try await db.ledger.pool.query("SELECT position, stream FROM events ORDER BY position")
+        #expect(try visible.map { try $0.string("stream") } == ["fast"])
+        #expect(try visible[0].int64("position") > slowPosition)
 
         // The projector must not move past the running transaction.
         #expect(try await runner.step() == 0)
         try await slow.query("COMMIT")
         try await runner.catchUp()
-        let applied = try await db.ledger.pool.query("SELECT position, stream FROM test_applied ORDER BY position")
-        #expect(try applied.map { try $0.int64("position") } == [slowPosition, fast[0].position])
+        // Applied in global order: the slow transaction wrote (and got its transaction id) first.
+        let applied = try await db.ledger.pool.query("SELECT stream FROM test_applied ORDER BY seq")
+        #expect(try applied.map { try $0.string("stream") } == ["slow", "fast"])
         // Applied once each, even after further steps.
         try await runner.catchUp()
         #expect(try await db.ledger.pool.query("SELECT count(*) AS n FROM test_applied")[0].int("n") == 2)
@@ -59,7 +60,7 @@ struct EventOrderingTests {
     @Test("two projector instances sharing a checkpoint apply each event exactly once")
     func concurrentProjectorsApplyOnce() async throws {
         let db = try await TestDatabase.make()
-        try await db.ledger.pool.query("CREATE TABLE test_applied (position bigint, stream text)")
+        try await db.ledger.pool.query("CREATE TABLE test_applied (seq bigserial, stream text, version int)")
         let store = db.ledger.events
         for i in 0..<300 {
             try await store.write(appId: "a", metadata: .system("test"), lockKeys: ["s\(i % 7)"]) { tx in
@@ -72,7 +73,8 @@ struct EventOrderingTests {
         async let x: Void = a.catchUp()
         async let y: Void = b.catchUp()
         _ = try await (x, y)
-        let rows = try await db.ledger.pool.query("SELECT count(*) AS n, count(DISTINCT position) AS d FROM test_applied")[0]
+        let rows = try await db.ledger.pool.query(
+            "SELECT count(*) AS n, count(DISTINCT (stream, version)) AS d FROM test_applied")[0]
         #expect(try rows.int("n") == 300)
         #expect(try rows.int("d") == 300)
     }

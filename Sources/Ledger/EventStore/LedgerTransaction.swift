@@ -12,6 +12,8 @@ public final class LedgerTransaction: @unchecked Sendable {
     let inlineProjections: [any Projection]
     private(set) var lockedKeys: Set<String>
     private(set) var appendedStreams: Set<String> = []
+    /// Every append's stream and expected version, to name the stream of a conflict reported later.
+    private var appends: [(stream: String, expectedVersion: Int)] = []
 
     init(connection: PGConnection, appId: String, metadata: EventMetadata, inlineProjections: [any Projection],
         lockedKeys: Set<String>) {
@@ -29,7 +31,8 @@ public final class LedgerTransaction: @unchecked Sendable {
     }
 
     /// Takes more stream locks; allowed only while the transaction has not written yet (reads are fine),
-    /// e.g. after looking up which installation a device token belongs to.
+    /// e.g. after looking up which installation a device token belongs to. Queued like every lock: they are
+    /// taken before the transaction's next statement runs.
     public func lock(_ keys: [String]) async throws {
         let fresh = keys.filter { !lockedKeys.contains($0) }.sorted()
         guard !fresh.isEmpty else { return }
@@ -45,49 +48,51 @@ public final class LedgerTransaction: @unchecked Sendable {
     }
 
     /// Appends events to a stream that must be at `expectedVersion`, then applies inline projections.
-    @discardableResult
-    public func append(stream: String, expectedVersion: Int, _ events: [NewEvent]) async throws -> [RecordedEvent] {
+    /// Both are queued and reach the server with the transaction's next statement or its COMMIT; a lost
+    /// race surfaces there and leaves `EventStore.write` as a `VersionConflict`.
+    public func append(stream: String, expectedVersion: Int, _ events: [NewEvent]) async throws {
         precondition(lockedKeys.contains(stream), "append to \(stream) without its stream lock")
-        guard !events.isEmpty else { return [] }
+        guard !events.isEmpty else { return }
         appendedStreams.insert(stream)
+        appends.append((stream, expectedVersion))
         let types = events.map(\.type)
         let datas = events.map { $0.data.encoded() }
-        let query: PGQuery = .reusingPlan("""
+        try await connection.enqueue(.reusingPlan("""
             INSERT INTO events (app_id, stream, version, type, data, metadata)
             SELECT \(appId), \(stream), \(expectedVersion) + ord::int, t, d::jsonb, \(metadata.json)::jsonb
             FROM unnest(\(types)::text[], \(datas)::text[]) WITH ORDINALITY AS e(t, d, ord)
             ORDER BY ord
-            RETURNING position, transaction_id::text AS xid, version, recorded_at
-            """)
-        let rows: PGRows
-        do {
-            rows = try await connection.query(query)
-        } catch let error as PGError where error.isUniqueViolation && error.constraint == Self.streamVersionConstraint {
-            throw VersionConflict(stream: stream, expected: expectedVersion)
-        }
-        var recorded: [RecordedEvent] = []
-        recorded.reserveCapacity(rows.count)
-        for (row, event) in zip(rows, events) {
-            recorded.append(
-                RecordedEvent(
-                    position: try row.int64("position"), transactionId: UInt64(try row.string("xid")) ?? 0,
-                    appId: appId, stream: stream, version: try row.int("version"), type: event.type,
-                    data: event.data, metadata: metadata.json, recordedAt: try row.date("recorded_at")))
-        }
-        for event in recorded {
+            """))
+        for (offset, event) in events.enumerated() {
+            let projected = ProjectedEvent(
+                appId: appId, stream: stream, version: expectedVersion + offset + 1, type: event.type, data: event.data)
             for projection in inlineProjections where projection.handles(event.type) {
-                try await projection.apply(event, on: connection, schema: "public")
+                try await projection.apply(projected, on: connection, schema: "public")
             }
         }
-        // Projection statements stay queued: they travel with the transaction's next statement or its
-        // COMMIT, in one round trip. A caller that must catch a projection's error where it happens (a token
-        // taken by another installation) calls `flushProjections()`.
-        return recorded
     }
 
-    /// Sends the queued projection statements now, so their errors surface here.
+    /// Sends the queued appends and projection statements now, so their errors surface here (a token taken
+    /// by another installation, say). A lost race on a stream version is thrown as `VersionConflict`.
     public func flushProjections() async throws {
-        try await connection.flush()
+        do {
+            try await connection.flush()
+        } catch {
+            throw Self.translate(error, appendedBy: [self])
+        }
+    }
+
+    /// The error a queued append or lock would have thrown had it been sent at once: a unique violation of
+    /// the stream version is a `VersionConflict` on the stream it names (one of `transactions`' appends), a
+    /// lock taken after a write is a `StreamLockOrderViolation`; anything else is passed on unchanged.
+    static func translate(_ error: any Error, appendedBy transactions: [LedgerTransaction]) -> any Error {
+        guard let pg = error as? PGError else { return error }
+        if pg.sqlState == "PL001" { return StreamLockOrderViolation() }
+        guard pg.isUniqueViolation, pg.constraint == streamVersionConstraint else { return error }
+        // The detail reads "Key (app_id, stream, version)=(app, stream, 3) already exists."
+        let appends = transactions.flatMap { tx in tx.appends.map { (tx.appId, $0.stream, $0.expectedVersion) } }
+        let named = appends.first { pg.detail?.contains("=(\($0.0), \($0.1), ") == true } ?? appends.first
+        return VersionConflict(stream: named?.1 ?? "", expected: named?.2 ?? 0)
     }
 
     /// The unique constraint whose violation means another writer appended to the stream first.

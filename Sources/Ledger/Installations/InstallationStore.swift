@@ -5,8 +5,19 @@ import PushCore
 /// The `_Installation` commands (each an event) and queries (SPEC §3).
 public struct InstallationStore: Sendable {
     let store: EventStore
+    /// Concurrent saves share transactions (see `GroupCommitQueue`).
+    private let saves: GroupCommitQueue<PendingSave, SaveResult>
 
-    public init(store: EventStore) { self.store = store }
+    /// `saveBatchSize` caps the saves one transaction carries; `concurrentSaveBatches` caps the transactions
+    /// (and so the pool connections) saves use at once.
+    public init(store: EventStore, saveBatchSize: Int = 32, concurrentSaveBatches: Int = 4) {
+        self.store = store
+        saves = GroupCommitQueue(
+            maxBatch: saveBatchSize, maxRunning: concurrentSaveBatches, group: \.appId, claims: \.identityKeys
+        ) { batch in
+            await Self.save(batch, store: store)
+        }
+    }
 
     /// The answer to a save: LeanCloud answers 201 for a real create and 200 for an upsert.
     public struct SaveResult: Sendable {
@@ -14,6 +25,18 @@ public struct InstallationStore: Sendable {
         public let createdAt: String
         public let updatedAt: String
         public let created: Bool
+    }
+
+    /// A save waiting for its transaction: the request, with the identities it upserts by.
+    struct PendingSave: Sendable {
+        let appId: String
+        let body: [String: JSON]
+        let token: String?
+        let installationId: String?
+        /// The identity locks ("token:…", "iid:…"): two saves naming the same one never share a batch.
+        let identityKeys: [String]
+        let metadata: EventMetadata
+        let now: String
     }
 
     /// POST: creates an installation, or updates the one that already has this deviceToken/installationId.
@@ -36,15 +59,21 @@ public struct InstallationStore: Sendable {
             _ = try InstallationUpdate.apply(body: body, to: [:], isCreate: true)
             throw LeanError.missingField("deviceToken or installationId is required.")
         }
+        return try await saves.submit(PendingSave(
+            appId: appId, body: body, token: token, installationId: installationId, identityKeys: identityKeys,
+            metadata: metadata, now: LeanDate.format(now)))
+    }
+
+    /// One save in a transaction of its own.
+    static func saveAlone(_ save: PendingSave, store: EventStore) async throws -> SaveResult {
         // An installation found by its token may be deleted before its stream lock is ours; then start over.
         for _ in 0..<3 {
             do {
-                return try await upsert(appId: appId, body: body, token: token, installationId: installationId,
-                    identityKeys: identityKeys, metadata: metadata, now: now)
+                return try await upsert(save, store: store)
             } catch is InstallationVanished {
                 continue
             } catch let error as PGError where error.isUniqueViolation {
-                // A concurrent PUT gave this token to another installation; look again.
+                // A concurrent save or PUT gave this token to another installation; look again.
                 continue
             }
         }
@@ -53,37 +82,39 @@ public struct InstallationStore: Sendable {
 
     struct InstallationVanished: Error {}
 
-    private func upsert(appId: String, body: [String: JSON], token: String?, installationId: String?,
-        identityKeys: [String], metadata: EventMetadata, now date: Date) async throws -> SaveResult {
-        try await store.write(appId: appId, metadata: metadata, lockKeys: identityKeys) { tx in
+    private static func upsert(_ save: PendingSave, store: EventStore) async throws -> SaveResult {
+        try await store.write(appId: save.appId, metadata: save.metadata, lockKeys: save.identityKeys) { tx in
             let matches = try await tx.connection.query(
-                Self.identityLookup(appId: appId, token: token, installationId: installationId))
+                identityLookup(appId: save.appId, token: save.token, installationId: save.installationId))
             let ids = Set(try matches.map { try $0.string("object_id") })
-            guard ids.count <= 1 else {
-                throw LeanError.ambiguousToken(
-                    "deviceToken and installationId belong to different installations.")
+            guard ids.count <= 1 else { throw ambiguousIdentity }
+            guard let objectId = ids.first else { return try await appendCreate(body: save.body, at: save.now, tx: tx) }
+            try await tx.lock([InstallationEvent.stream(objectId)])
+            guard let current = try await load(objectId, appId: save.appId, on: tx.connection) else {
+                throw InstallationVanished()
             }
-            let now = LeanDate.format(date)
-            if let objectId = ids.first {
-                try await tx.lock([InstallationEvent.stream(objectId)])
-                guard let current = try await Self.load(objectId, appId: appId, on: tx.connection) else {
-                    throw InstallationVanished()
-                }
-                try await Self.appendUpdate(current, body: body, at: now, tx: tx)
-                return SaveResult(objectId: objectId, createdAt: current.createdAt, updatedAt: now, created: false)
-            }
-            let update = try InstallationUpdate.apply(body: body, to: [:], isCreate: true)
-            let objectId = RandomID.make()
-            let stream = InstallationEvent.stream(objectId)
-            tx.claimNewStream(stream)
-            var events = [NewEvent(InstallationEvent.created, InstallationEvent.createdData(
-                objectId: objectId, fields: update.fields, at: now))]
-            if update.resetsBadge {
-                events.append(NewEvent(InstallationEvent.badgeReset, InstallationEvent.touchData(objectId: objectId, at: now)))
-            }
-            try await tx.append(stream: stream, expectedVersion: 0, events)
-            return SaveResult(objectId: objectId, createdAt: now, updatedAt: now, created: true)
+            try await appendUpdate(current, body: save.body, at: save.now, tx: tx)
+            return SaveResult(objectId: objectId, createdAt: current.createdAt, updatedAt: save.now, created: false)
         }
+    }
+
+    static var ambiguousIdentity: LeanError {
+        .ambiguousToken("deviceToken and installationId belong to different installations.")
+    }
+
+    /// Appends a new installation's events (its fields validated first).
+    static func appendCreate(body: [String: JSON], at now: String, tx: LedgerTransaction) async throws -> SaveResult {
+        let update = try InstallationUpdate.apply(body: body, to: [:], isCreate: true)
+        let objectId = RandomID.make()
+        let stream = InstallationEvent.stream(objectId)
+        tx.claimNewStream(stream)
+        var events = [NewEvent(InstallationEvent.created, InstallationEvent.createdData(
+            objectId: objectId, fields: update.fields, at: now))]
+        if update.resetsBadge {
+            events.append(NewEvent(InstallationEvent.badgeReset, InstallationEvent.touchData(objectId: objectId, at: now)))
+        }
+        try await tx.append(stream: stream, expectedVersion: 0, events)
+        return SaveResult(objectId: objectId, createdAt: now, updatedAt: now, created: true)
     }
 
     /// PUT: applies field sets and `__op` operations; answers the new updatedAt.

@@ -18,7 +18,7 @@ public struct PushStatsProjection: Projection {
         }
     }
 
-    public func apply(_ event: RecordedEvent, on conn: PGConnection, schema: String) async throws {
+    public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
         let d = event.data
         let app = event.appId
         let at = d["at"]?.stringValue
@@ -56,7 +56,7 @@ public struct PushStatsProjection: Projection {
         }
     }
 
-    private func applyOpen(_ event: RecordedEvent, on conn: PGConnection, schema: String) async throws {
+    private func applyOpen(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
         let d = event.data
         let app = event.appId
         let at = d["at"]?.stringValue

@@ -19,7 +19,7 @@ public struct AppProjection: Projection {
         eventType == AppEvent.created || eventType == AppEvent.settingsChanged
     }
 
-    public func apply(_ event: RecordedEvent, on conn: PGConnection, schema: String) async throws {
+    public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
         let d = event.data
         let table = "\(schema).apps"
         if event.type == AppEvent.created {

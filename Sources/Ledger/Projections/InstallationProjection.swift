@@ -21,7 +21,7 @@ public struct InstallationProjection: Projection {
         }
     }
 
-    public func apply(_ event: RecordedEvent, on conn: PGConnection, schema: String) async throws {
+    public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
         let d = event.data
         guard let objectId = d["objectId"]?.stringValue else { return }
         let table = "\(schema).installations"
@@ -80,7 +80,7 @@ public struct InstallationProjection: Projection {
 
     /// A token registered again after its invalidation is usable again: the DELETE that says so, as a
     /// statement to embed (it matches nothing when the event carries no token).
-    private func forgiveToken(_ fields: JSON?, event: RecordedEvent, schema: String) -> PGQuery {
+    private func forgiveToken(_ fields: JSON?, event: ProjectedEvent, schema: String) -> PGQuery {
         let tokens = [fields?["deviceToken"]?.stringValue, fields?["registrationId"]?.stringValue].compactMap { $0 }
         let at = event.data["updatedAt"]?.stringValue ?? event.data["createdAt"]?.stringValue
         return """

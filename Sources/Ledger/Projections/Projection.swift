@@ -1,4 +1,5 @@
 import Postgres
+import PushCore
 
 /// Turns events into rows of read-model tables. The same code serves the live tables (`schema: "public"`)
 /// and a rebuild into a scratch schema, which is what lets `rebuild --verify` prove them equal.
@@ -8,5 +9,30 @@ public protocol Projection: Sendable {
     /// The tables this projection owns, in the public schema.
     var tables: [String] { get }
     func handles(_ eventType: String) -> Bool
-    func apply(_ event: RecordedEvent, on conn: PGConnection, schema: String) async throws
+    func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws
+}
+
+/// What a projection may read of an event: where it stands in its stream and what it says, never its place
+/// in the global log. Inline projections are applied while the append is still queued on the connection,
+/// before the row (and its position) exists, so a projection that needed the position could not run inline.
+public struct ProjectedEvent: Sendable {
+    public let appId: String
+    public let stream: String
+    public let version: Int
+    public let type: String
+    public let data: JSON
+
+    public init(appId: String, stream: String, version: Int, type: String, data: JSON) {
+        self.appId = appId
+        self.stream = stream
+        self.version = version
+        self.type = type
+        self.data = data
+    }
+}
+
+extension RecordedEvent {
+    public var projected: ProjectedEvent {
+        ProjectedEvent(appId: appId, stream: stream, version: version, type: type, data: data)
+    }
 }

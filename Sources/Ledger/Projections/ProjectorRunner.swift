@@ -51,7 +51,7 @@ public struct ProjectorRunner: Service {
             let events = try await store.read(after: checkpoint, limit: batchSize, on: conn)
             guard let last = events.last else { return 0 }
             for event in events where projection.handles(event.type) {
-                try await projection.apply(event, on: conn, schema: "public")
+                try await projection.apply(event.projected, on: conn, schema: "public")
             }
             try await conn.query(
                 """

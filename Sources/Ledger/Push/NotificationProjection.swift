@@ -13,7 +13,7 @@ public struct NotificationProjection: Projection {
         PushEvent.all.contains(eventType) || eventType == InstallationEvent.opened
     }
 
-    public func apply(_ event: RecordedEvent, on conn: PGConnection, schema: String) async throws {
+    public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
         let d = event.data
         // An app open names its push as `pushId` (its `objectId` is the installation).
         let pushKey = event.type == InstallationEvent.opened ? "pushId" : "objectId"

@@ -57,7 +57,7 @@ public struct Rebuilder: Sendable {
                 guard let last = events.last else { break }
                 for event in events {
                     for projection in projections where projection.handles(event.type) {
-                        try await projection.apply(event, on: conn, schema: Self.schema)
+                        try await projection.apply(event.projected, on: conn, schema: Self.schema)
                     }
                 }
                 count += events.count

@@ -70,7 +70,7 @@ struct InstallationFold: Sendable {
         let projection = InstallationProjection()
         let stream = objectId.map(InstallationEvent.stream)
         return try await forEachEvent(types: Self.eventTypes, stream: stream, on: conn) { event in
-            try await projection.apply(event, on: conn, schema: scratch.schema)
+            try await projection.apply(event.projected, on: conn, schema: scratch.schema)
         }
     }
 
@@ -81,7 +81,7 @@ struct InstallationFold: Sendable {
         _ = try await forEachEvent(
             types: [AppEvent.created, AppEvent.settingsChanged], stream: AppEvent.stream, on: conn
         ) { event in
-            try await projection.apply(event, on: conn, schema: scratch.schema)
+            try await projection.apply(event.projected, on: conn, schema: scratch.schema)
         }
     }
 

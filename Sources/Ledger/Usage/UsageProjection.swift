@@ -17,7 +17,7 @@ public struct UsageProjection: Projection {
         }
     }
 
-    public func apply(_ event: RecordedEvent, on conn: PGConnection, schema: String) async throws {
+    public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
         let d = event.data
         let app = event.appId
         let at = d["at"]?.stringValue

@@ -1,0 +1,91 @@
+import Synchronization
+
+/// Group commit: concurrent callers' commands wait here and are handed to `run` in batches, each batch
+/// committed by `run` in one database transaction. A save's own statements are cheap next to what every
+/// transaction costs PostgreSQL (a BEGIN and a COMMIT, a WAL flush, a round trip that wakes a backend);
+/// measured with pgbench on this schema, ten installation creates in one pipelined transaction cost about
+/// a quarter of ten transactions of one.
+///
+/// Batches form by themselves: while `maxRunning` batches are in flight, newcomers wait and leave together
+/// with the next free runner, so a lone request goes alone at once and a crowd shares commits. Commands
+/// that share a `claim` (say, a device token) never share a batch: the later one waits for the next, so
+/// one batch never races with itself. A batch holds commands of one `group` (an app) only.
+final class GroupCommitQueue<Command: Sendable, Outcome: Sendable>: Sendable {
+    typealias Runner = @Sendable ([Command]) async -> [Result<Outcome, any Error>]
+
+    private struct Waiting: Sendable {
+        let command: Command
+        let continuation: CheckedContinuation<Outcome, any Error>
+    }
+    private struct State: Sendable {
+        var waiting: [Waiting] = []
+        var running = 0
+    }
+
+    private let state = Mutex(State())
+    private let maxBatch: Int
+    private let maxRunning: Int
+    private let group: @Sendable (Command) -> String
+    private let claims: @Sendable (Command) -> [String]
+    private let run: Runner
+
+    /// `run` answers one result per command, in order.
+    init(
+        maxBatch: Int, maxRunning: Int, group: @escaping @Sendable (Command) -> String,
+        claims: @escaping @Sendable (Command) -> [String], run: @escaping Runner
+    ) {
+        self.maxBatch = max(1, maxBatch)
+        self.maxRunning = max(1, maxRunning)
+        self.group = group
+        self.claims = claims
+        self.run = run
+    }
+
+    /// Waits for `command`'s batch to be run and answers its outcome.
+    func submit(_ command: Command) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            let startsRunner = state.withLock { state in
+                state.waiting.append(Waiting(command: command, continuation: continuation))
+                guard state.running < maxRunning else { return false }
+                state.running += 1
+                return true
+            }
+            if startsRunner { Task { await self.drain() } }
+        }
+    }
+
+    /// One runner: takes batches until nobody waits.
+    private func drain() async {
+        while let batch = nextBatch() {
+            let outcomes = await run(batch.map(\.command))
+            precondition(outcomes.count == batch.count, "a group commit runner answered the wrong number of results")
+            for (waiting, outcome) in zip(batch, outcomes) { waiting.continuation.resume(with: outcome) }
+        }
+    }
+
+    /// The oldest waiting command and as many later ones (in order) as may join it; nil, and one runner
+    /// less, when nobody waits.
+    private func nextBatch() -> [Waiting]? {
+        state.withLock { state in
+            guard let first = state.waiting.first else {
+                state.running -= 1
+                return nil
+            }
+            let group = self.group(first.command)
+            var batch: [Waiting] = []
+            var left: [Waiting] = []
+            var claimed: Set<String> = []
+            for waiting in state.waiting {
+                let wanted = claims(waiting.command)
+                if batch.count < maxBatch, self.group(waiting.command) == group, claimed.isDisjoint(with: wanted) {
+                    batch.append(waiting)
+                    claimed.formUnion(wanted)
+                } else {
+                    left.append(waiting)
+                }
+            }
+            state.waiting = left
+            return batch
+        }
+    }
+}
