@@ -12,8 +12,9 @@ public struct InstallationStore: Sendable {
     /// (and so the pool connections) saves use at once.
     public init(store: EventStore, saveBatchSize: Int = 32, concurrentSaveBatches: Int = 4) {
         self.store = store
+        let env = ProcessInfo.processInfo.environment  // EXPERIMENT
         saves = GroupCommitQueue(
-            maxBatch: saveBatchSize, maxRunning: concurrentSaveBatches, group: \.appId, claims: \.identityKeys
+            maxBatch: Int(env["XB"] ?? "") ?? saveBatchSize, maxRunning: Int(env["XR"] ?? "") ?? concurrentSaveBatches, group: \.appId, claims: \.identityKeys
         ) { batch in
             await Self.save(batch, store: store)
         }
