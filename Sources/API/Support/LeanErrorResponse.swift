@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Ledger
 import NIOCore
 import PushCore
 
@@ -38,6 +39,10 @@ public struct LeanErrorMiddleware: RouterMiddleware {
             return try error.response(from: request, context: context)
         } catch let error as LeanError {
             return try LeanErrorResponse(error).response(from: request, context: context)
+        } catch is VersionConflict {
+            // Another writer changed the object between this request's read and its write.
+            let lean = LeanError(1, "The object changed concurrently; try again.", status: 409)
+            return try LeanErrorResponse(lean).response(from: request, context: context)
         } catch let error as HTTPError {
             let lean: LeanError
             switch error.status {
