@@ -129,6 +129,39 @@ struct GroupSaveTests {
         #expect(try rows.int("v") == 10)
     }
 
+    @Test("tokens invalidated earlier are forgiven when a batch registers them again")
+    func batchForgivesInvalidTokens() async throws {
+        let db = try await TestDatabase.make()
+        let app = try await db.ledger.apps.create(name: "g", appId: "group")
+        let store = db.ledger.installations
+        let meta = EventMetadata(keyKind: "client")
+        for n in 0..<30 {
+            let saved = try await store.save(appId: app.appId, body: ["deviceType": "ios", "deviceToken": .string(Self.token(n))], metadata: meta)
+            let past = LeanDate.format(Date().addingTimeInterval(-60))
+            try await ReplayTestSupport.append(db, app: app.appId, objectId: saved.objectId, InstallationEvent.invalidated, [
+                "objectId": .string(saved.objectId), "token": .string(Self.token(n)), "reason": "Unregistered",
+                "since": .string(past), "at": .string(past),
+            ])
+        }
+        let invalid: PGQuery = "SELECT count(*) AS n FROM invalid_tokens WHERE app_id = 'group'"
+        #expect(try await db.ledger.pool.query(invalid)[0].int("n") == 30)
+        // The first 20 come back, all at once (so in batches); the other 10 stay invalid.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<20 {
+                group.addTask {
+                    let saved = try await store.save(
+                        appId: app.appId, body: ["deviceType": "ios", "deviceToken": .string(Self.token(n))], metadata: meta)
+                    #expect(saved.created)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let left = try await db.ledger.pool.query("SELECT token FROM invalid_tokens WHERE app_id = 'group' ORDER BY token")
+        #expect(try left.map { try $0.string("token") } == (20..<30).map(Self.token))
+        let report = try await db.ledger.rebuilder().run(verify: true)
+        #expect(report.differences.isEmpty, "\(report.differences)")
+    }
+
     @Test("a batch the database refuses is saved again one by one, with nothing of the failed try left")
     func failedBatchFallsBackToSingleSaves() async throws {
         let db = try await TestDatabase.make()

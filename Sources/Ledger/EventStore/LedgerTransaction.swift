@@ -51,24 +51,65 @@ public final class LedgerTransaction: @unchecked Sendable {
     /// Both are queued and reach the server with the transaction's next statement or its COMMIT; a lost
     /// race surfaces there and leaves `EventStore.write` as a `VersionConflict`.
     public func append(stream: String, expectedVersion: Int, _ events: [NewEvent]) async throws {
-        precondition(lockedKeys.contains(stream), "append to \(stream) without its stream lock")
-        guard !events.isEmpty else { return }
-        appendedStreams.insert(stream)
-        appends.append((stream, expectedVersion))
-        let types = events.map(\.type)
-        let datas = events.map { $0.data.encoded() }
+        try await Self.append([StreamAppend(self, stream: stream, expectedVersion: expectedVersion, events: events)])
+    }
+
+    /// Events for one stream of one command.
+    public struct StreamAppend {
+        let transaction: LedgerTransaction
+        let stream: String
+        let expectedVersion: Int
+        let events: [NewEvent]
+
+        public init(_ transaction: LedgerTransaction, stream: String, expectedVersion: Int, events: [NewEvent]) {
+            self.transaction = transaction
+            self.stream = stream
+            self.expectedVersion = expectedVersion
+            self.events = events
+        }
+    }
+
+    /// Appends for the commands of one `EventStore.write` (which share its connection) in a single INSERT,
+    /// each event with its own command's metadata, positions in the order given; then hands each inline
+    /// projection the events it handles, in order, so it may write runs of them together. (Projections own
+    /// disjoint tables and only read `apps`, whose projection comes first, so projecting projection by
+    /// projection has the same effect as event by event.)
+    public static func append(_ appends: [StreamAppend]) async throws {
+        let appends = appends.filter { !$0.events.isEmpty }
+        guard let first = appends.first else { return }
+        let appId = first.transaction.appId
+        var streams: [String] = [], versions: [String] = [], types: [String] = [], datas: [String] = []
+        var metadatas: [String] = [], projected: [ProjectedEvent] = []
+        for append in appends {
+            let tx = append.transaction
+            precondition(tx.lockedKeys.contains(append.stream), "append to \(append.stream) without its stream lock")
+            precondition(tx.connection === first.transaction.connection && tx.appId == appId,
+                "appends written together must share one transaction")
+            tx.appendedStreams.insert(append.stream)
+            tx.appends.append((append.stream, append.expectedVersion))
+            let metadata = tx.metadata.json.encoded()
+            for (offset, event) in append.events.enumerated() {
+                let version = append.expectedVersion + offset + 1
+                streams.append(append.stream)
+                versions.append(String(version))
+                types.append(event.type)
+                datas.append(event.data.encoded())
+                metadatas.append(metadata)
+                projected.append(ProjectedEvent(
+                    appId: appId, stream: append.stream, version: version, type: event.type, data: event.data))
+            }
+        }
+        let connection = first.transaction.connection
         try await connection.enqueue(.reusingPlan("""
             INSERT INTO events (app_id, stream, version, type, data, metadata)
-            SELECT \(appId), \(stream), \(expectedVersion) + ord::int, t, d::jsonb, \(metadata.json)::jsonb
-            FROM unnest(\(types)::text[], \(datas)::text[]) WITH ORDINALITY AS e(t, d, ord)
+            SELECT \(appId), s, v::int, t, d::jsonb, m::jsonb
+            FROM unnest(\(streams)::text[], \(versions)::text[], \(types)::text[], \(datas)::text[], \(metadatas)::text[])
+                WITH ORDINALITY AS e(s, v, t, d, m, ord)
             ORDER BY ord
             """))
-        for (offset, event) in events.enumerated() {
-            let projected = ProjectedEvent(
-                appId: appId, stream: stream, version: expectedVersion + offset + 1, type: event.type, data: event.data)
-            for projection in inlineProjections where projection.handles(event.type) {
-                try await projection.apply(projected, on: connection, schema: "public")
-            }
+        for projection in first.transaction.inlineProjections {
+            let handled = projected.filter { projection.handles($0.type) }
+            if !handled.isEmpty { try await projection.applyAll(handled, on: connection, schema: "public") }
         }
     }
 

@@ -80,7 +80,9 @@ extension InstallationStore {
         }
         let current = try await loadAll(Array(existing.values), appId: appId, on: conn)
 
-        let now = batch.map(\.now)
+        // Plan every save (validation refuses a save before it has queued anything), then append them all
+        // in one statement.
+        var appends: [LedgerTransaction.StreamAppend] = []
         for (i, save) in batch.enumerated() where outcomes[i] == nil {
             do {
                 if let objectId = existing[i] {
@@ -88,17 +90,19 @@ extension InstallationStore {
                         outcomes[i] = .alone  // deleted before its lock was ours
                         continue
                     }
-                    try await appendUpdate(installation, body: save.body, at: now[i], tx: transactions[i])
+                    appends.append(try planUpdate(installation, body: save.body, at: save.now, tx: transactions[i]))
                     outcomes[i] = .answered(.success(SaveResult(
-                        objectId: objectId, createdAt: installation.createdAt, updatedAt: now[i], created: false)))
+                        objectId: objectId, createdAt: installation.createdAt, updatedAt: save.now, created: false)))
                 } else {
-                    outcomes[i] = .answered(.success(try await appendCreate(body: save.body, at: now[i], tx: transactions[i])))
+                    let (append, saved) = try planCreate(body: save.body, at: save.now, tx: transactions[i])
+                    appends.append(append)
+                    outcomes[i] = .answered(.success(saved))
                 }
             } catch let refusal as LeanError {
-                // Validation runs before a save queues any statement: refusing it leaves the batch intact.
                 outcomes[i] = .answered(.failure(refusal))
             }
         }
+        try await LedgerTransaction.append(appends)
         return outcomes.map { $0 ?? .alone }
     }
 

@@ -106,6 +106,15 @@ public struct InstallationStore: Sendable {
 
     /// Appends a new installation's events (its fields validated first).
     static func appendCreate(body: [String: JSON], at now: String, tx: LedgerTransaction) async throws -> SaveResult {
+        let (append, result) = try planCreate(body: body, at: now, tx: tx)
+        try await LedgerTransaction.append([append])
+        return result
+    }
+
+    /// A new installation's events, for `tx` to append; throws, having changed nothing, if a field is bad.
+    static func planCreate(body: [String: JSON], at now: String, tx: LedgerTransaction) throws
+        -> (LedgerTransaction.StreamAppend, SaveResult)
+    {
         let update = try InstallationUpdate.apply(body: body, to: [:], isCreate: true)
         let objectId = RandomID.make()
         let stream = InstallationEvent.stream(objectId)
@@ -115,8 +124,8 @@ public struct InstallationStore: Sendable {
         if update.resetsBadge {
             events.append(NewEvent(InstallationEvent.badgeReset, InstallationEvent.touchData(objectId: objectId, at: now)))
         }
-        try await tx.append(stream: stream, expectedVersion: 0, events)
-        return SaveResult(objectId: objectId, createdAt: now, updatedAt: now, created: true)
+        return (.init(tx, stream: stream, expectedVersion: 0, events: events),
+            SaveResult(objectId: objectId, createdAt: now, updatedAt: now, created: true))
     }
 
     /// PUT: applies field sets and `__op` operations; answers the new updatedAt.
@@ -154,6 +163,14 @@ public struct InstallationStore: Sendable {
     static func appendUpdate(_ current: StoredInstallation, body: [String: JSON], at now: String, tx: LedgerTransaction)
         async throws
     {
+        try await LedgerTransaction.append([planUpdate(current, body: body, at: now, tx: tx)])
+    }
+
+    /// The events that apply `body` to `current`, for `tx` to append; throws, having changed nothing, if the
+    /// body is bad.
+    static func planUpdate(_ current: StoredInstallation, body: [String: JSON], at now: String, tx: LedgerTransaction)
+        throws -> LedgerTransaction.StreamAppend
+    {
         let update = try InstallationUpdate.apply(body: body, to: current.fields, isCreate: false)
         var set = update.set
         var events: [NewEvent] = []
@@ -166,7 +183,7 @@ public struct InstallationStore: Sendable {
         if resets {
             events.append(NewEvent(InstallationEvent.badgeReset, InstallationEvent.touchData(objectId: current.objectId, at: now)))
         }
-        try await tx.append(stream: InstallationEvent.stream(current.objectId), expectedVersion: current.version, events)
+        return .init(tx, stream: InstallationEvent.stream(current.objectId), expectedVersion: current.version, events: events)
     }
 
     /// The installations holding `token` or `installationId`. A save usually names only one of them; the

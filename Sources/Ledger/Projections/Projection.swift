@@ -10,6 +10,15 @@ public protocol Projection: Sendable {
     var tables: [String] { get }
     func handles(_ eventType: String) -> Bool
     func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws
+    /// Applies `events` (all of types this projection handles) in order, to the same effect as applying
+    /// them one by one; a projection may write runs of them with fewer statements (group commit).
+    func applyAll(_ events: [ProjectedEvent], on conn: PGConnection, schema: String) async throws
+}
+
+extension Projection {
+    public func applyAll(_ events: [ProjectedEvent], on conn: PGConnection, schema: String) async throws {
+        for event in events { try await apply(event, on: conn, schema: schema) }
+    }
 }
 
 /// What a projection may read of an event: where it stands in its stream and what it says, never its place
