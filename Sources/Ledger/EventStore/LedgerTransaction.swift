@@ -34,10 +34,18 @@ public final class LedgerTransaction: @unchecked Sendable {
     /// e.g. after looking up which installation a device token belongs to. Queued like every lock: they are
     /// taken before the transaction's next statement runs.
     public func lock(_ keys: [String]) async throws {
-        let fresh = keys.filter { !lockedKeys.contains($0) }.sorted()
-        guard !fresh.isEmpty else { return }
-        try await EventStore.takeLocks(fresh, appId: appId, on: connection)
-        lockedKeys.formUnion(fresh)
+        try await Self.lock([(self, keys)])
+    }
+
+    /// Takes more stream locks for several commands of one `EventStore.write` in one statement: the
+    /// database sorts them, so they are taken in the order every other locker of several streams uses
+    /// (one call each), and two such writers never wait for each other in a cycle.
+    public static func lock(_ keysByTransaction: [(LedgerTransaction, [String])]) async throws {
+        var fresh: Set<String> = []
+        for (tx, keys) in keysByTransaction { fresh.formUnion(keys.filter { !tx.lockedKeys.contains($0) }) }
+        guard let first = keysByTransaction.first?.0, !fresh.isEmpty else { return }
+        try await EventStore.takeLocks(fresh.sorted(), appId: first.appId, on: first.connection)
+        for (tx, keys) in keysByTransaction { tx.lockedKeys.formUnion(keys) }
     }
 
     /// The stream's current version (0 when it has no events).

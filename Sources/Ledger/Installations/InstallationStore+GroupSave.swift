@@ -73,11 +73,9 @@ extension InstallationStore {
                 if taken.insert(objectId).inserted { existing[i] = objectId } else { outcomes[i] = .alone }
             }
         }
-        // Lock the installations being updated (queued: no round trip), in one order for every batch so two
-        // batches never wait for each other in a cycle; then read them in one statement.
-        for (i, objectId) in existing.sorted(by: { $0.value < $1.value }) {
-            try await transactions[i].lock([InstallationEvent.stream(objectId)])
-        }
+        // Lock the installations being updated (one statement, queued: no round trip of its own), then read
+        // them in one statement.
+        try await LedgerTransaction.lock(existing.map { (transactions[$0.key], [InstallationEvent.stream($0.value)]) })
         let current = try await loadAll(Array(existing.values), appId: appId, on: conn)
 
         // Plan every save (validation refuses a save before it has queued anything), then append them all
