@@ -91,12 +91,9 @@ public struct InstallationProjection: Projection {
             run.removeAll()
         }
         for event in events {
-            if event.type == InstallationEvent.created, event.appId == (run.first?.appId ?? event.appId) {
-                run.append(event)
-                continue
-            }
-            try await flushRun()
-            if event.type == InstallationEvent.created { run.append(event) } else { try await apply(event, on: conn, schema: schema) }
+            let created = event.type == InstallationEvent.created
+            if let first = run.first, !created || event.appId != first.appId { try await flushRun() }
+            if created { run.append(event) } else { try await apply(event, on: conn, schema: schema) }
         }
         try await flushRun()
     }
