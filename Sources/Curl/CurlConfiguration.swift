@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a `CurlClient` connects: TLS, connection bounds and defaults for requests.
 public struct CurlConfiguration: Sendable {
     public var tls: CurlTLSConfiguration
@@ -18,6 +20,13 @@ public struct CurlConfiguration: Sendable {
     public var userAgent: String?
     /// libcurl's verbose trace to stderr, for debugging.
     public var verbose: Bool
+    /// Threads driving libcurl, each with its own multi handle and an equal share of the connections and
+    /// of `maxInFlight`. One thread tops out at about a third of what the simulator can answer on this
+    /// project's two-core machine; two reach about 0.4 (scripts/bench-fanout measures both).
+    public var driverThreads: Int
+
+    /// One thread per core, at most two: more threads than cores only add switches.
+    public static let defaultDriverThreads = min(2, max(1, ProcessInfo.processInfo.activeProcessorCount))
 
     public init(
         tls: CurlTLSConfiguration = CurlTLSConfiguration(),
@@ -29,7 +38,8 @@ public struct CurlConfiguration: Sendable {
         defaultTimeout: Duration = .seconds(30),
         connectionRetries: Int = 3,
         userAgent: String? = "PushLedger",
-        verbose: Bool = false
+        verbose: Bool = false,
+        driverThreads: Int = CurlConfiguration.defaultDriverThreads
     ) {
         self.tls = tls
         self.maxHostConnections = maxHostConnections
@@ -41,5 +51,17 @@ public struct CurlConfiguration: Sendable {
         self.connectionRetries = connectionRetries
         self.userAgent = userAgent
         self.verbose = verbose
+        self.driverThreads = driverThreads
+    }
+
+    /// What each of `drivers` drivers gets: its share of the connections and of the in-flight bound, at
+    /// least one of each.
+    func share(of drivers: Int) -> CurlConfiguration {
+        var share = self
+        func part(_ n: Int) -> Int { max(1, (n + drivers - 1) / drivers) }
+        share.maxHostConnections = part(maxHostConnections)
+        share.maxTotalConnections = part(maxTotalConnections)
+        share.maxInFlight = part(maxInFlight)
+        return share
     }
 }

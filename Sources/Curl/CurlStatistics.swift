@@ -17,4 +17,16 @@ public struct CurlStatistics: Sendable, Hashable {
     public var inFlight: Int
     /// Requests waiting for room under `maxInFlight`.
     public var queued: Int
+
+    static let zero = CurlStatistics(
+        requests: 0, responses: 0, failures: 0, retries: 0, connectionsOpened: 0, stalledCompletions: 0,
+        inFlight: 0, queued: 0)
+
+    static func + (a: CurlStatistics, b: CurlStatistics) -> CurlStatistics {
+        CurlStatistics(
+            requests: a.requests + b.requests, responses: a.responses + b.responses, failures: a.failures + b.failures,
+            retries: a.retries + b.retries, connectionsOpened: a.connectionsOpened + b.connectionsOpened,
+            stalledCompletions: a.stalledCompletions + b.stalledCompletions, inFlight: a.inFlight + b.inFlight,
+            queued: a.queued + b.queued)
+    }
 }

@@ -224,4 +224,36 @@ struct CurlClientTests {
         await client.shutdown()
         #expect(ok == 100)
     }
+
+    @Test func requestsAreDealtToEveryDriverThread() async throws {
+        let server = try Nghttpd(files: ["hello.txt": "hello\n"])
+        defer { server.stop() }
+        // One connection in all, but each of the two drivers gets at least one of its own: two connections
+        // can only mean both drivers carried requests.
+        let client = try CurlClient(
+            configuration: CurlConfiguration(
+                tls: CurlTLSConfiguration(caFile: TestCertificates.shared.caFile), maxHostConnections: 1,
+                maxTotalConnections: 1, driverThreads: 2))
+        let url = server.baseURL + "/hello.txt"
+        let ok = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<400 { group.addTask { try await client.send(HTTPRequest(url: url)).status == 200 } }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        let statistics = client.statistics
+        await client.shutdown()
+        #expect(ok == 400)
+        #expect(statistics.connectionsOpened == 2)
+        #expect(statistics.requests == 400 && statistics.responses == 400 && statistics.failures == 0)
+    }
+}
+
+@Suite struct CurlConfigurationShareTests {
+    @Test func eachDriverGetsItsShareAndAtLeastOne() {
+        let configuration = CurlConfiguration(maxHostConnections: 3, maxTotalConnections: 4, maxInFlight: 2000)
+        let half = configuration.share(of: 2)
+        #expect(half.maxHostConnections == 2 && half.maxTotalConnections == 2 && half.maxInFlight == 1000)
+        let tiny = CurlConfiguration(maxHostConnections: 1, maxTotalConnections: 1, maxInFlight: 1).share(of: 4)
+        #expect(tiny.maxHostConnections == 1 && tiny.maxTotalConnections == 1 && tiny.maxInFlight == 1)
+        #expect(configuration.share(of: 1).maxInFlight == 2000)
+    }
 }

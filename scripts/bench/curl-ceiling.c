@@ -1,0 +1,114 @@
+// libcurl's own ceiling for scripts/bench-fanout: THREADS threads, each owning a multi handle as
+// PushLedger's driver does, POST the same body over HTTP/2 (TLS, ALPN h2) as fast as libcurl allows, with
+// INFLIGHT easy handles per thread reused and at most CONNS connections per thread. Nothing else runs:
+// no targeting, no events, no payload building. Prints one line: requests, 200s, seconds, requests/s.
+//
+// Usage: curl-ceiling URL TOTAL THREADS INFLIGHT CONNS BODY_FILE CA_FILE [HEADER ...]
+#include <curl/curl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct worker {
+    const char *url, *body, *ca;
+    struct curl_slist *headers;
+    long total, ok;
+    int inflight, conns;
+};
+
+static size_t discard(char *p, size_t s, size_t n, void *u) { (void)p; (void)u; return s * n; }
+
+static void *run(void *arg) {
+    struct worker *w = arg;
+    CURLM *m = curl_multi_init();
+    curl_multi_setopt(m, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+    curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, (long)w->conns);
+    curl_multi_setopt(m, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000L);
+    long started = 0, done = 0;
+    for (int i = 0; i < w->inflight && started < w->total; i++, started++) {
+        CURL *e = curl_easy_init();
+        curl_easy_setopt(e, CURLOPT_URL, w->url);
+        curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+        curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+        curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(e, CURLOPT_CAINFO, w->ca);
+        curl_easy_setopt(e, CURLOPT_HTTPHEADER, w->headers);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDS, w->body);
+        curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(w->body));
+        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
+        curl_multi_add_handle(m, e);
+    }
+    while (done < w->total) {
+        int running;
+        curl_multi_perform(m, &running);
+        CURLMsg *msg;
+        int left;
+        while ((msg = curl_multi_info_read(m, &left))) {
+            if (msg->msg != CURLMSG_DONE) continue;
+            CURL *e = msg->easy_handle;
+            long code = 0;
+            curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
+            if (msg->data.result == CURLE_OK && code == 200) w->ok++;
+            done++;
+            curl_multi_remove_handle(m, e);
+            if (started < w->total) {
+                curl_multi_add_handle(m, e);
+                started++;
+            } else {
+                curl_easy_cleanup(e);
+            }
+        }
+        if (done < w->total) curl_multi_poll(m, NULL, 0, 100, NULL);
+    }
+    curl_multi_cleanup(m);
+    return NULL;
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { perror(path); exit(2); }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc(n + 1);
+    if (fread(s, 1, n, f) != (size_t)n) { perror(path); exit(2); }
+    s[n] = 0;
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r')) s[--n] = 0;
+    fclose(f);
+    return s;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 8) {
+        fprintf(stderr, "usage: %s URL TOTAL THREADS INFLIGHT CONNS BODY_FILE CA_FILE [HEADER ...]\n", argv[0]);
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    curl_global_init(CURL_GLOBAL_ALL);
+    long total = atol(argv[2]);
+    int threads = atoi(argv[3]);
+    struct curl_slist *headers = NULL;
+    for (int i = 8; i < argc; i++) headers = curl_slist_append(headers, argv[i]);
+    char *body = slurp(argv[6]);
+    struct worker *w = calloc(threads, sizeof *w);
+    pthread_t *t = calloc(threads, sizeof *t);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < threads; i++) {
+        w[i] = (struct worker){argv[1], body, argv[7], headers, total / threads + (i < total % threads), 0,
+                               atoi(argv[4]), atoi(argv[5])};
+        pthread_create(&t[i], NULL, run, &w[i]);
+    }
+    long ok = 0;
+    for (int i = 0; i < threads; i++) {
+        pthread_join(t[i], NULL);
+        ok += w[i].ok;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double seconds = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    printf("%ld %ld %.3f %.0f\n", total, ok, seconds, total / seconds);
+    return 0;
+}
