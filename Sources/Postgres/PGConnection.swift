@@ -216,9 +216,7 @@ public final class PGConnection: @unchecked Sendable {
     /// True when the server considers us inside a transaction block (used by the pool to refuse reuse).
     var transactionStatusIsIdle: Bool {
         get async {
-            // The pool asks from the connection's own queue (the borrower's executor): no hop then.
-            if executor.isCurrent { return handle.map { PQtransactionStatus($0) == PQTRANS_IDLE } ?? false }
-            return await withCheckedContinuation { cont in
+            await withCheckedContinuation { cont in
                 queue.async {
                     guard let handle = self.handle else { return cont.resume(returning: false) }
                     cont.resume(returning: PQtransactionStatus(handle) == PQTRANS_IDLE)
