@@ -21,8 +21,9 @@ public struct CurlConfiguration: Sendable {
     /// libcurl's verbose trace to stderr, for debugging.
     public var verbose: Bool
     /// Threads driving libcurl, each with its own multi handle and an equal share of the connections and
-    /// of `maxInFlight`. One thread tops out at about a third of what the simulator can answer on this
-    /// project's two-core machine; two reach about 0.4 (scripts/bench-fanout measures both).
+    /// of `maxInFlight` (at least one of each, so a bound smaller than the thread count is exceeded). On
+    /// this project's two-core machine one thread answers 0.32–0.41 of what h2load gets from the simulator,
+    /// two 0.39–0.49 (scripts/bench-fanout measures both).
     public var driverThreads: Int
 
     /// One thread per core, at most two: more threads than cores only add switches.
