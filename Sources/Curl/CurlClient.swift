@@ -1,4 +1,3 @@
-import Foundation
 import Logging
 import Synchronization
 
@@ -6,9 +5,9 @@ import Synchronization
 /// connections, driven by dedicated threads.
 ///
 /// A multi handle is single-threaded, and during a large fan-out its thread is the busiest in the process
-/// (libcurl, TLS and nghttp2 at about 80% of the server's samples). So the client runs
+/// (libcurl, TLS and nghttp2 at about 80% of the server's samples). So the client can run
 /// `configuration.driverThreads` drivers, each owning a multi handle and its share of the connections, and
-/// deals requests to them in turn.
+/// deal requests to them in turn (one by default: see `CurlConfiguration.defaultDriverThreads`).
 ///
 /// Create one per set of TLS credentials and share it; call `shutdown()` before dropping it to let in-flight
 /// requests finish (dropping it shuts down too, without waiting).
