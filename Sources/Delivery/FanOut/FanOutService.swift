@@ -70,8 +70,31 @@ public struct FanOutService: Service {
     func sendOneBatch() async throws -> Bool {
         guard let claim = try await batches.claim(owner: owner, lease: batchLease) else { return false }
         guard let app = try await apps.find(claim.appId) else { return true }
-        let outcomes = await sender.send(claim, app: app)
+        let outcomes = await keepingLease(of: claim) { await sender.send(claim, app: app) }
         try await batches.record(claim, outcomes: outcomes)
         return true
+    }
+
+    /// Runs `work` while renewing the claim's lease every third of its length: only a dead process's batch
+    /// waits out its lease and is re-sent by another, never a live one that is merely slow.
+    func keepingLease<T: Sendable>(of claim: BatchClaim, _ work: () async -> T) async -> T {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while (try? await Task.sleep(for: self.batchLease / 3)) != nil {
+                    do {
+                        guard try await self.batches.renew(claim, lease: self.batchLease) else {
+                            self.logger.notice("batch \(claim.batchNo) of push \(claim.pushId) was taken over or ended")
+                            return
+                        }
+                    } catch {
+                        // The next renewal may get through; if none does, the lease lapses as for a dead sender.
+                        self.logger.warning("cannot renew the lease of push \(claim.pushId) batch \(claim.batchNo): \(error)")
+                    }
+                }
+            }
+            let value = await work()
+            group.cancelAll()
+            return value
+        }
     }
 }

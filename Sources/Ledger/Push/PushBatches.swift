@@ -7,6 +7,8 @@ public struct BatchClaim: Sendable {
     public let appId: String
     public let pushId: String
     public let batchNo: Int
+    /// The worker holding the lease.
+    public let owner: String
     public let targets: [PushTarget]
     public let request: PushRequest
 }
@@ -45,7 +47,21 @@ public struct PushBatches: Sendable {
         let targets = (try row.json("targets").arrayValue ?? []).compactMap(PushTarget.init(json:))
         return BatchClaim(
             appId: try row.string("app_id"), pushId: try row.string("push_id"), batchNo: try row.int("batch_no"),
-            targets: targets, request: try PushRequest.stored(try row.json("request")))
+            owner: owner, targets: targets, request: try PushRequest.stored(try row.json("request")))
+    }
+
+    /// Extends the lease of a batch its owner is still sending, so that a slow send (a provider timing out,
+    /// an overloaded machine) is not mistaken for a dead sender and re-sent whole by another worker. Returns
+    /// false when the batch was recorded or cancelled meanwhile, or another worker took it over.
+    public func renew(_ claim: BatchClaim, lease: Duration = .seconds(30), now: Date = Date()) async throws -> Bool {
+        let until = now.addingTimeInterval(Double(lease.components.seconds))
+        return try await !store.pool.query(
+            """
+            UPDATE push_batches SET claimed_until = \(until)::timestamptz
+            WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
+              AND claimed_by = \(claim.owner) AND state = 'pending'
+            RETURNING batch_no
+            """).isEmpty
     }
 
     /// Records a batch's outcomes: one `PushBatchDelivered`, an `InstallationInvalidated` per dead token,
