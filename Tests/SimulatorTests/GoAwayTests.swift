@@ -40,6 +40,20 @@ struct GoAwayTests {
         }
     }
 
+    @Test("streams the client sent past the GOAWAY's last stream are refused unprocessed, never counted")
+    func streamsPastGoAwayAreRefused() async throws {
+        try await SimulatorHarness.with({ $0.goAwayAfterStreams = 20; $0.recording = .off }) { simulator in
+            // 50 streams leave at once, so 30 of them reach the simulator after its GOAWAY admitted only 20.
+            let load = try H2Load.run(simulator: simulator, requests: 50, clients: 1, streams: 50)
+            let stats = try simulator.statistics()
+            #expect(stats["goAways"] as? Int == 1)
+            #expect(load.succeeded == 20, "\(load.output)")
+            // What the provider processed is exactly what the client was answered: a refused stream a client
+            // re-sends elsewhere is no duplicate.
+            #expect((stats["apns"] as? [String: Any])?["accepted"] as? Int == load.succeeded)
+        }
+    }
+
     @Test("h2load: every multiplexed request on two connections is answered")
     func loadSmoke() async throws {
         try await SimulatorHarness.with({ $0.recording = .off }) { simulator in

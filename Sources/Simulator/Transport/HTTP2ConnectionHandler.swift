@@ -209,9 +209,18 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         self.isClosing = true
         context.flush()
         written.assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
+            // Closing at once would discard what the client is still sending (libcurl resets every finished
+            // stream), and a close with unread input makes the kernel answer with a TCP reset that can destroy
+            // the last answers before the client reads them; it would then re-send requests already processed.
+            // So the client, which closes once its streams are done, gets `linger` to close first.
+            context.eventLoop.assumeIsolated().scheduleTask(in: Self.linger) {
+                context.close(promise: nil)
+            }
         }
     }
+
+    /// How long a drained connection waits for the client to close it.
+    static let linger = TimeAmount.seconds(1)
 
     private static func statusText(_ status: Int) -> String {
         switch status {
