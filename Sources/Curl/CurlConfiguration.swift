@@ -24,8 +24,8 @@ public struct CurlConfiguration: Sendable {
     /// two 0.39–0.49 (scripts/bench-fanout measures both).
     public var driverThreads: Int
 
-    /// Two: a 300,000-device fan-out runs 17% faster than with one, and a provider's two connections become
-    /// one per driver.
+    /// Two: a 300,000-device fan-out ran 10–17% faster than with one (README, Benchmarks), and a provider's
+    /// two connections become one per driver.
     public static let defaultDriverThreads = 2
 
     public init(
