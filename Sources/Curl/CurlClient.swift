@@ -36,8 +36,7 @@ public final class CurlClient: Sendable {
     /// Requests that failed on their connection before any response byte arrived are re-run transparently.
     public func send(_ request: HTTPRequest) async throws(CurlError) -> HTTPResponse {
         let job = CurlJob(request: request, defaultTimeout: defaultTimeout)
-        let driver = drivers.count == 1
-            ? drivers[0] : drivers[nextDriver.add(1, ordering: .relaxed).oldValue % drivers.count]
+        let driver = drivers[nextDriver.add(1, ordering: .relaxed).oldValue % drivers.count]
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 driver.submit(job, continuation: continuation)
