@@ -151,7 +151,12 @@ struct CurlClientTests {
         let task = Task {
             try await client.send(HTTPRequest(url: "https://127.0.0.1:\(listener.port)/x", timeout: .seconds(30)))
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // The driver thread admits the request on its own schedule; a busy machine can take longer than a
+        // fixed sleep, so wait (bounded) for it to be in flight.
+        let admitted = ContinuousClock.now.advanced(by: .seconds(5))
+        while client.statistics.inFlight == 0, ContinuousClock.now < admitted {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         #expect(client.statistics.inFlight == 1)
         let clock = ContinuousClock()
         let started = clock.now
