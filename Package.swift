@@ -60,7 +60,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "Ledger", "PushCore", "Reports",
+                "Ledger", "Postgres", "PushCore", "Reports",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

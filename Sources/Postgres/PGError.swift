@@ -19,7 +19,16 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
         self.constraint = constraint
     }
 
+    public static let invalidRegularExpression = "2201B"
+
     public var isUniqueViolation: Bool { sqlState == "23505" }
+    /// The server is gone or unreachable (stopped, restarting, network): worth retrying, not the request's fault.
+    public var isConnectionLoss: Bool {
+        kind == .connection || sqlState.map { $0.hasPrefix("08") || $0 == "57P01" || $0 == "57P02" || $0 == "57P03" }
+            ?? false
+    }
+    /// SQLSTATE class 22: the data could not be taken (a value out of range, an invalid regular expression…).
+    public var isDataException: Bool { sqlState?.hasPrefix("22") ?? false }
     public var isSerializationFailure: Bool { sqlState == "40001" || sqlState == "40P01" }
 
     public var description: String {

@@ -4,7 +4,11 @@ import Foundation
 /// The server is asked for ISO output (`DateStyle=ISO`, `TimeZone=UTC`) on every connection.
 public enum PGTimestamp {
     public static func format(_ date: Date) -> String {
-        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        // Clamped to years 1..9999 (and NaN to the epoch) so that no instant can trap the conversion.
+        let raw = date.timeIntervalSince1970
+        let seconds1970 = raw.isNaN ? 0 : min(max(raw, -62_135_596_800), 253_402_300_799.999999)
+        // Truncated, never rounded up: an instant written as "now" must not read back as later than now.
+        let micros = Int64((seconds1970 * 1_000_000).rounded(.down))
         var seconds = micros / 1_000_000
         var fraction = micros % 1_000_000
         if fraction < 0 { fraction += 1_000_000; seconds -= 1 }

@@ -47,7 +47,8 @@ struct PushFixture {
     }
 
     /// Polls the push record until its status is final.
-    func waitDone(_ id: String, timeout: TimeInterval = 60) async throws -> JSON {
+    func waitDone(_ id: String, timeout: TimeInterval = 60, as http: TestHTTP? = nil) async throws -> JSON {
+        let master = http ?? self.master
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let record = try await master.send("GET", "/1.1/notifications/\(id)").body

@@ -88,6 +88,23 @@ public final class SimulatorProcess: @unchecked Sendable {
 
     public func requests(token: String) throws -> JSON { try control("requests?token=\(token)") }
 
+    /// POSTs runtime settings (`/_sim/config`: latency, failure ratios, injection rules).
+    @discardableResult
+    public func configure(_ settings: JSON) throws -> JSON {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        p.arguments = [
+            "-sS", "--cacert", caFile, "-X", "POST", "-H", "content-type: application/json", "--data", settings.encoded(),
+            control + "/config",
+        ]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return try JSON.parse(String(decoding: data, as: UTF8.self))
+    }
+
     public func stop() {
         if process.isRunning {
             process.terminate()

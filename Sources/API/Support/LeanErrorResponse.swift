@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Ledger
 import NIOCore
+import Postgres
 import PushCore
 
 /// The one place where errors become LeanCloud's `{"code": N, "error": "..."}` responses.
@@ -43,6 +44,18 @@ public struct LeanErrorMiddleware: RouterMiddleware {
             // Another writer changed the object between this request's read and its write.
             let lean = LeanError(1, "The object changed concurrently; try again.", status: 409)
             return try LeanErrorResponse(lean).response(from: request, context: context)
+        } catch let error as PGError where error.isConnectionLoss {
+            // The database is down or restarting: a prompt, retryable answer instead of a hang or a 500.
+            context.logger.warning("database unavailable: \(error)")
+            let lean = LeanError(1, "The database is unavailable; try again shortly.", status: 503, retryAfterSeconds: 5)
+            return try LeanErrorResponse(lean).response(from: request, context: context)
+        } catch let error as PGError where error.sqlState == PGError.invalidRegularExpression {
+            return try LeanErrorResponse(.invalidQuery("Invalid $regex: \(error.message).")).response(from: request, context: context)
+        } catch let error as PGError where error.isDataException {
+            // Input PostgreSQL cannot take (a value out of its range…) that validation let through: still the
+            // request's fault, so a 400 that names it, never a 500.
+            context.logger.notice("request refused by the database: \(error)")
+            return try LeanErrorResponse(.invalidParameter("Invalid value: \(error.message).")).response(from: request, context: context)
         } catch let error as HTTPError {
             let lean: LeanError
             switch error.status {

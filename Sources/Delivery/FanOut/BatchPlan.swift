@@ -12,16 +12,17 @@ struct BatchPlan: Sendable {
     private let fcmClients: [String: Result<FCMClient, ProviderRegistry.Failure>]
     private let sharedPayload: Result<APNsPayload?, PushDataError>
     private let pushId: String
+    /// Set when a provider's configured credentials cannot be used: the push fails with this (naming the setting).
+    let pushFailure: String?
 
     struct APNsRoute: Sendable {
         let client: APNsClient
         let topic: String
     }
 
-    static func make(_ claim: BatchClaim, data: PushData, app: App, providers: ProviderRegistry, logger: Logger)
-        async -> BatchPlan
-    {
-        let request = claim.request
+    static func make(
+        _ claim: BatchClaim, request: PushRequest, data: PushData, app: App, providers: ProviderRegistry, logger: Logger
+    ) async -> BatchPlan {
         func profiles(_ platform: PushPlatform) -> Set<String> {
             Set(claim.targets.filter { $0.deviceType == platform.rawValue }.map { $0.profile ?? request.deviceProfile ?? "" })
         }
@@ -48,7 +49,13 @@ struct BatchPlan: Sendable {
         let shared = Result { () throws(PushDataError) -> APNsPayload? in
             try data.apnsPayload(notificationId: claim.pushId, badge: nil)
         }
-        return BatchPlan(data: data, apnsClients: apns, fcmClients: fcm, sharedPayload: shared, pushId: claim.pushId)
+        var setupFailures: [ProviderRegistry.Failure] = []
+        for case .failure(let failure) in apns.values { setupFailures.append(failure) }
+        for case .failure(let failure) in fcm.values { setupFailures.append(failure) }
+        let pushFailure = setupFailures.lazy.compactMap(\.pushFailure).first
+        return BatchPlan(
+            data: data, apnsClients: apns, fcmClients: fcm, sharedPayload: shared, pushId: claim.pushId,
+            pushFailure: pushFailure)
     }
 
     func apns(_ profile: String?) throws(ProviderRegistry.Failure) -> (APNsClient, String) {

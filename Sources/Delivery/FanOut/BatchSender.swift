@@ -3,47 +3,72 @@ import Ledger
 import Logging
 import PushCore
 
-/// Sends one leased batch to the providers, all targets concurrently (libcurl multiplexes them over a few
-/// HTTP/2 connections), and classifies each outcome for `PushBatches.record`.
+/// Sends one leased batch to the providers, a window of targets at a time (libcurl multiplexes them over a
+/// few HTTP/2 connections), and classifies each outcome for `PushBatches.record`.
 public struct BatchSender: Sendable {
     let providers: ProviderRegistry
-    let flow = FlowLimiter()
     let logger: Logger
+    /// Targets of one batch in flight at once. Bounded so that a cancel or a push-level failure stops the
+    /// rest promptly: with four senders at most 4 × window requests are past the gate.
+    let window: Int
 
-    public init(providers: ProviderRegistry, logger: Logger = Logger(label: "pushledger.delivery")) {
+    public init(providers: ProviderRegistry, window: Int = 250, logger: Logger = Logger(label: "pushledger.delivery")) {
         self.providers = providers
+        self.window = max(1, window)
         self.logger = logger
     }
 
-    public func send(_ claim: BatchClaim, app: App, now: Date = Date()) async -> [TargetOutcome] {
-        let request = claim.request
+    /// What became of a batch: an outcome per target, and the reason the whole push failed, if it did.
+    public struct Result: Sendable {
+        public var outcomes: [TargetOutcome]
+        public var pushFailure: String?
+    }
+
+    func send(_ claim: BatchClaim, app: App, gate: DispatchGate, now: Date = Date()) async -> Result {
+        let request: PushRequest
+        switch claim.request {
+        case .success(let parsed): request = parsed
+        case .failure(let error):
+            // The stored request no longer reads: nothing can be sent, ever; the push fails with the reason.
+            return Result(outcomes: claim.targets.map { _ in .notSent }, pushFailure: error.message)
+        }
         if let expiration = request.expiration, expiration <= now {
-            return claim.targets.map { _ in .failed(reason: "Expired") }
+            return Result(outcomes: claim.targets.map { _ in .failed(reason: "Expired") }, pushFailure: nil)
         }
         let data: PushData
         do {
             data = try PushData(request.data)
         } catch {
-            return claim.targets.map { _ in .failed(reason: "InvalidPayload") }
+            return Result(outcomes: claim.targets.map { _ in .notSent }, pushFailure: "invalid payload: \(error)")
         }
-        if let rate = request.flowControl {
-            try? await flow.acquire(pushId: claim.pushId, count: claim.targets.count, rate: rate)
-        }
-        let plan = await BatchPlan.make(claim, data: data, app: app, providers: providers, logger: logger)
-        return await withTaskGroup(of: (Int, TargetOutcome).self) { group in
-            for (index, target) in claim.targets.enumerated() {
+        let plan = await BatchPlan.make(claim, request: request, data: data, app: app, providers: providers, logger: logger)
+        if let failure = plan.pushFailure { gate.stop(failure) }
+        var outcomes = [TargetOutcome](repeating: .notSent, count: claim.targets.count)
+        await withTaskGroup(of: (Int, TargetOutcome).self) { group in
+            var next = 0
+            func dispatchNext() -> Bool {
+                // Checked per target, so nothing new leaves once the gate closes or shutdown begins.
+                guard next < claim.targets.count, gate.isOpen, !Task.isShuttingDownGracefully else { return false }
+                let index = next
+                next += 1
+                let target = claim.targets[index]
                 group.addTask {
-                    (index, await self.deliver(target, plan: plan, claim: claim, now: now))
+                    (index, await self.deliver(target, plan: plan, claim: claim, request: request, gate: gate, now: now))
                 }
+                return true
             }
-            var outcomes = [TargetOutcome](repeating: .failed(reason: "NotSent"), count: claim.targets.count)
-            for await (index, outcome) in group { outcomes[index] = outcome }
-            return outcomes
+            while next < window, dispatchNext() {}
+            for await (index, outcome) in group {
+                outcomes[index] = outcome
+                _ = dispatchNext()
+            }
         }
+        return Result(outcomes: outcomes, pushFailure: plan.pushFailure ?? gate.pushFailure)
     }
 
-    func deliver(_ target: PushTarget, plan: BatchPlan, claim: BatchClaim, now: Date) async -> TargetOutcome {
-        let request = claim.request
+    func deliver(
+        _ target: PushTarget, plan: BatchPlan, claim: BatchClaim, request: PushRequest, gate: DispatchGate, now: Date
+    ) async -> TargetOutcome {
         let profile = target.profile ?? request.deviceProfile
         do {
             switch target.deviceType {
@@ -54,19 +79,19 @@ public struct BatchSender: Sendable {
                 }
                 var notification = APNsNotification(
                     deviceToken: target.token, payload: payload,
-                    expiration: request.expiration.map { Int64($0.timeIntervalSince1970) },
+                    expiration: request.expiration.map { LeanDate.unixMilliseconds($0) / 1000 },
                     // Re-sent batches after a crash collapse into one notification on the device.
                     collapseId: claim.pushId)
                 notification.topic = topic
-                return Self.classify(await client.send(notification).outcome, now: now)
+                return Self.classify(await client.send(notification).outcome, gate: gate, now: now)
             case PushPlatform.android.rawValue:
                 guard !target.token.isEmpty else { return .failed(reason: "NoDeliveryChannel") }
                 let client = try plan.fcm(profile)
-                let ttl = request.expiration.map { max(0, Int64($0.timeIntervalSince(now))) }
+                let ttl = request.expiration.map { max(0, Int64($0.timeIntervalSince(now).rounded(.down))) }
                 guard let message = try plan.data.fcmMessage(
                     token: target.token, notificationId: claim.pushId, timeToLive: ttl)
                 else { return .failed(reason: "NoContentForPlatform") }
-                return Self.classify(await client.send(message).outcome, now: now)
+                return Self.classify(await client.send(message).outcome, gate: gate, now: now)
             default:
                 return .failed(reason: "NoDeliveryChannel")
             }
@@ -77,14 +102,29 @@ public struct BatchSender: Sendable {
         }
     }
 
-    static func classify(_ outcome: DeliveryOutcome, now: Date) -> TargetOutcome {
+    /// The target's outcome; an answer that condemns the push itself (`ProviderReason.failsWholePush`)
+    /// also closes the gate with a reason naming the provider.
+    static func classify(_ outcome: DeliveryOutcome, gate: DispatchGate? = nil, now: Date) -> TargetOutcome {
         switch outcome {
         case .success:
             return .delivered
         case .invalidToken(let reason, let since):
             return .invalidToken(reason: reason.description, since: since ?? now)
-        case .retryable(let reason, _), .expiredProviderToken(let reason), .permanent(let reason):
+        case .retryable(let reason, _):
+            return .failed(reason: reason.description)
+        case .expiredProviderToken(let reason), .permanent(let reason):
+            if reason.failsWholePush { gate?.stop("\(reason.providerName) refused the push: \(reason)") }
             return .failed(reason: reason.description)
         }
     }
+}
+
+extension DispatchGate {
+    /// The gate's reason when it names a push-level failure (not a cancel or a shutdown).
+    var pushFailure: String? {
+        guard let reason = stopReason, !reason.hasPrefix(DispatchGate.notAFailurePrefix) else { return nil }
+        return reason
+    }
+
+    static let notAFailurePrefix = "stopped: "
 }

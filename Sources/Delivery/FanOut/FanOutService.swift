@@ -1,11 +1,14 @@
 import Foundation
 import Ledger
 import Logging
+import Postgres
 import PushCore
 import ServiceLifecycle
 
 /// The fan-out: one loop targets due pushes page by page, several loops lease batches, send them and record
-/// their outcomes. Any number of processes may run it against one database.
+/// their outcomes. Any number of processes may run it against one database. One push's failure never holds
+/// up another: errors are recorded against that push (`FanOutFailurePolicy`), and a database outage pauses
+/// the work without losing what providers already answered. The lifecycle is drawn in `docs/fanout.md`.
 public struct FanOutService: Service {
     let targeting: PushTargeting
     let batches: PushBatches
@@ -16,11 +19,14 @@ public struct FanOutService: Service {
     let senders: Int
     let batchLease: Duration
     let owner: String
+    let policy: FanOutFailurePolicy
+    let held = HeldBatches()
+    let clock: WallClock
     let logger: Logger
 
     public init(events: EventStore, apps: AppStore, providers: ProviderRegistry, wakeups: WakeSignal, senders: Int = 4,
-        batchLease: Duration = .seconds(30),
-        logger: Logger = Logger(label: "pushledger.fanout")) {
+        batchLease: Duration = .seconds(30), policy: FanOutFailurePolicy = FanOutFailurePolicy(),
+        clock: WallClock = .system, logger: Logger = Logger(label: "pushledger.fanout")) {
         self.targeting = PushTargeting(store: events)
         self.batches = PushBatches(store: events)
         self.apps = apps
@@ -30,6 +36,8 @@ public struct FanOutService: Service {
         self.senders = senders
         self.batchLease = batchLease
         self.owner = "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(RandomID.make(length: 8))"
+        self.policy = policy
+        self.clock = clock
         self.logger = logger
     }
 
@@ -40,49 +48,132 @@ public struct FanOutService: Service {
                 group.addTask { await self.loop(name: "sender \(i)") { try await self.sendOneBatch() } }
             }
         }
+        logger.info("fan-out stopped: leased batches finished and recorded")
         await providers.shutdown()
     }
 
     /// Repeats `work` while it finds something to do; otherwise sleeps until woken (NOTIFY) or 250 ms pass.
+    /// An error (the database gone, say) backs off, doubling up to 5 s, so an outage is not a busy loop.
     private func loop(name: String, _ work: @Sendable () async throws -> Bool) async {
+        var backoff = Duration.milliseconds(250)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             var busy = false
             do {
                 busy = try await work()
+                backoff = .milliseconds(250)
             } catch {
-                logger.error("fan-out \(name) failed: \(error)")
-                try? await Task.sleep(for: .milliseconds(500))
+                logger.error("fan-out \(name) failed, retrying in \(backoff): \(error)")
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(5))
             }
             if !busy { await wakeups.wait(timeout: .milliseconds(250)) }
         }
     }
 
+    /// Targets every due push; one that fails is recorded against that push alone (moved back by a backoff,
+    /// or ended with its reason), and the others go on. Only a database outage stops the round.
     func targetDueJobs() async throws -> Bool {
-        let due = try await targeting.dueJobs(now: Date())
+        let due = try await targeting.dueJobs(now: clock.now())
         for job in due {
-            guard let app = try await apps.find(job.appId) else { continue }
-            while !Task.isShuttingDownGracefully, try await targeting.step(app: app, pushId: job.pushId) {}
+            if Task.isShuttingDownGracefully { break }
+            do {
+                guard let app = try await apps.find(job.appId) else {
+                    throw LeanError.invalidParameter("the app \(job.appId) no longer exists")
+                }
+                while !Task.isShuttingDownGracefully, try await targeting.step(app: app, pushId: job.pushId, now: clock.now()) {}
+            } catch {
+                let decision = try await targeting.recordFailure(
+                    appId: job.appId, pushId: job.pushId, error: error, policy: policy, now: clock.now())
+                switch decision {
+                case .wait: throw error
+                case .retry(let delay, let attempts):
+                    logger.warning("targeting push \(job.pushId) failed (attempt \(attempts)), retry in \(delay): \(error)")
+                case .fail(let status):
+                    logger.error("push \(job.pushId) of app \(job.appId) ended: \(status)")
+                }
+            }
             wakeups.signal()
         }
         return !due.isEmpty
     }
 
     func sendOneBatch() async throws -> Bool {
-        guard let claim = try await batches.claim(owner: owner, lease: batchLease) else { return false }
-        guard let app = try await apps.find(claim.appId) else { return true }
-        let outcomes = await keepingLease(of: claim) { await sender.send(claim, app: app) }
-        try await batches.record(claim, outcomes: outcomes)
+        guard let claim = try await batches.claim(owner: owner, lease: batchLease, now: clock.now()) else { return false }
+        guard held.take(claim) else { return true }
+        defer { held.release(claim) }
+        // Thrown (the database is unreachable): nothing was sent; the lease lapses and the batch is sent later.
+        let app = try await apps.find(claim.appId)
+        let gate = DispatchGate()
+        let result: BatchSender.Result = await keepingLease(of: claim, gate: gate) {
+            if claim.attempts > policy.maxAttempts {
+                // Leased this often without its outcomes ever being recorded: give it up rather than loop.
+                let reason = "batch \(claim.batchNo) could not be recorded after \(claim.attempts - 1) attempts"
+                return BatchSender.Result(outcomes: claim.targets.map { _ in .notSent }, pushFailure: reason)
+            }
+            guard let app else {
+                return BatchSender.Result(
+                    outcomes: claim.targets.map { _ in .notSent }, pushFailure: "the app \(claim.appId) no longer exists")
+            }
+            if case .success(let request) = claim.request, let rate = request.flowControl {
+                await waitForFlowBudget(claim, rate: rate)
+            }
+            return await sender.send(claim, app: app, gate: gate, now: clock.now())
+        }
+        if let failure = result.pushFailure {
+            logger.error("push \(claim.pushId) of app \(claim.appId) failed: \(failure)")
+        }
+        try await recordKeepingOutcomes(claim, result)
         return true
     }
 
-    /// Runs `work` while renewing the claim's lease every third of its length: only a dead process's batch
-    /// waits out its lease and is re-sent by another, never a live one that is merely slow.
-    func keepingLease<T: Sendable>(of claim: BatchClaim, _ work: () async -> T) async -> T {
+    /// Records a batch's outcomes, waiting out a database outage: what the providers answered is never
+    /// thrown away to be re-sent (issue 13). Gives up only on an error that is not an outage, repeated.
+    func recordKeepingOutcomes(_ claim: BatchClaim, _ result: BatchSender.Result) async throws {
+        var wait = Duration.milliseconds(100)
+        var failures = 0
+        let shutdownDeadline = ContinuousClock.now + .seconds(8)
+        while true {
+            do {
+                try await batches.record(claim, outcomes: result.outcomes, pushFailure: result.pushFailure, now: clock.now())
+                return
+            } catch {
+                let outage = FanOutError.kind(of: error) == .databaseUnavailable
+                if !outage { failures += 1 }
+                if failures >= policy.maxAttempts || Task.isCancelled
+                    || (Task.isShuttingDownGracefully && ContinuousClock.now > shutdownDeadline)
+                {
+                    logger.error("cannot record batch \(claim.batchNo) of push \(claim.pushId); giving up: \(error)")
+                    throw error
+                }
+                logger.warning("recording batch \(claim.batchNo) of push \(claim.pushId) failed, retrying: \(error)")
+                try? await Task.sleep(for: wait)
+                wait = min(wait * 2, .seconds(2))
+            }
+        }
+    }
+
+    /// `flow_control`: waits for this batch's share of the push's budget, kept in the database so that it
+    /// holds across every process sending the push.
+    func waitForFlowBudget(_ claim: BatchClaim, rate: Int) async {
+        do {
+            let starts = try await batches.reserveFlow(
+                appId: claim.appId, pushId: claim.pushId, count: claim.targets.count, rate: rate)
+            let delay = starts.timeIntervalSince(clock.now())
+            if delay > 0 { try await Task.sleep(for: .milliseconds(Int64(min(delay, 3600) * 1000))) }
+        } catch {
+            logger.warning("flow control of push \(claim.pushId) unavailable, sending unthrottled: \(error)")
+        }
+    }
+
+    /// Runs `work` while renewing the claim's lease every third of its length (only a dead process's batch
+    /// waits out its lease and is re-sent by another, never a live one that is merely slow), and watching the
+    /// push's job: once it is cancelled or has failed, the gate closes and nothing new is dispatched.
+    func keepingLease<T: Sendable>(of claim: BatchClaim, gate: DispatchGate, _ work: () async -> T) async -> T {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 while (try? await Task.sleep(for: self.batchLease / 3)) != nil {
                     do {
-                        guard try await self.batches.renew(claim, lease: self.batchLease) else {
+                        guard try await self.batches.renew(claim, lease: self.batchLease, now: self.clock.now()) else {
                             self.logger.notice("batch \(claim.batchNo) of push \(claim.pushId) was taken over or ended")
                             return
                         }
@@ -90,6 +181,15 @@ public struct FanOutService: Service {
                         // The next renewal may get through; if none does, the lease lapses as for a dead sender.
                         self.logger.warning("cannot renew the lease of push \(claim.pushId) batch \(claim.batchNo): \(error)")
                     }
+                }
+            }
+            group.addTask {
+                while gate.isOpen, (try? await Task.sleep(for: .milliseconds(200))) != nil {
+                    guard let state = try? await self.batches.jobState(appId: claim.appId, pushId: claim.pushId),
+                        state == .cancelled || state == .failed
+                    else { continue }
+                    self.logger.info("push \(claim.pushId) is \(state.rawValue): dispatching stops")
+                    gate.stop(DispatchGate.notAFailurePrefix + state.rawValue)
                 }
             }
             let value = await work()

@@ -17,6 +17,13 @@ public actor ProviderRegistry {
             case .badCredentials(let what): return "InvalidProviderCredentials(\(what))"
             }
         }
+        /// Configured but unusable credentials fail the whole push with this text (naming the setting); missing
+        /// ones only fail the targets of that provider, since an app need not use every provider.
+        public var pushFailure: String? {
+            if case .badCredentials(let what) = self { return "unusable provider credentials: \(what)" }
+            return nil
+        }
+
         /// The reason recorded for every target this failure affects.
         public var reason: String {
             switch self {
@@ -58,10 +65,15 @@ public actor ProviderRegistry {
             endpoint = s("endpoint") ?? APNsConfiguration.production
         }
         let authentication: APNsAuthentication
+        // The setting an unreadable or invalid credential came from, named in the push's failure status.
+        let prefix = p.map { "apns.\($0)." } ?? "apns."
+        let credentialSetting: String
         if let keyFile = s("key_file"), let keyId = s("key_id"), let teamId = s("team_id") {
             authentication = .token(keyFile: keyFile, keyId: keyId, teamId: teamId)
+            credentialSetting = prefix + "key_file"
         } else if let cert = s("cert_file") {
             authentication = .certificate(certificateFile: cert, keyFile: s("cert_key_file"), keyPassword: nil)
+            credentialSetting = prefix + "cert_file"
         } else {
             throw .noCredentials("apns key_file/key_id/team_id or cert_file for \(app.appId)")
         }
@@ -75,7 +87,7 @@ public actor ProviderRegistry {
             apns[key] = client
             return (client, topic)
         } catch {
-            throw .badCredentials("\(error)")
+            throw .badCredentials("\(credentialSetting): \(error)")
         }
     }
 
@@ -95,7 +107,7 @@ public actor ProviderRegistry {
             fcm[key] = client
             return client
         } catch {
-            throw .badCredentials("\(error)")
+            throw .badCredentials("\(p.map { "fcm.\($0)." } ?? "fcm.")service_account_file: \(error)")
         }
     }
 

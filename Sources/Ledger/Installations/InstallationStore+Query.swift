@@ -32,6 +32,7 @@ extension InstallationStore {
         }
         let base: PGQuery = "FROM installations WHERE app_id = \(appId) AND (\(condition))"
         return try await store.pool.withConnection { conn in
+            try await conn.checkRegexes(of: condition)
             var results: [JSON] = []
             if request.limit > 0 {
                 let rows = try await conn.query(

@@ -50,9 +50,14 @@ public struct NotificationProjection: Projection {
                 """)
         case PushEvent.batchDelivered:
             func n(_ key: String) -> Int64 { d[key]?.intValue ?? 0 }
+            let reasons = d["reasons"] ?? [:]
             try await conn.enqueue(
                 """
                 UPDATE \(unsafeRaw: table) SET successes = successes + \(n("successes")), errors = errors + \(n("errors")),
+                    error_reasons = coalesce((
+                        SELECT jsonb_object_agg(k, coalesce((error_reasons ->> k)::bigint, 0)
+                                                   + coalesce((\(reasons)::jsonb ->> k)::bigint, 0))
+                        FROM jsonb_object_keys(error_reasons || \(reasons)::jsonb) AS k), '{}'),
                     invalid_tokens = invalid_tokens + \(n("invalidTokens")),
                     ios_successes = ios_successes + \(n("iosSuccesses")),
                     android_successes = android_successes + \(n("androidSuccesses")), updated_at = \(at)::timestamptz
@@ -63,7 +68,8 @@ public struct NotificationProjection: Projection {
             try await conn.enqueue(
                 """
                 UPDATE \(unsafeRaw: table) SET updated_at = \(at)::timestamptz,
-                    status = CASE WHEN status LIKE 'stopped:%' THEN status ELSE \(PushEvent.Status.done) END
+                    status = CASE WHEN status LIKE 'stopped:%' OR status LIKE 'failed:%' THEN status
+                                  ELSE \(PushEvent.Status.done) END
                 WHERE app_id = \(event.appId) AND object_id = \(pushId)
                 """)
         case PushEvent.expired:

@@ -8,7 +8,7 @@ public struct PushRecord: Sendable {
 
     static let columns = """
         object_id, notification_id, data, where_query, prod, status, devices, successes, errors, invalid_tokens,
-        ios_successes, android_successes, opens, push_time, expiration_time, created_at, updated_at
+        ios_successes, android_successes, opens, push_time, expiration_time, created_at, updated_at, error_reasons
         """
 
     init(row: PGRow) throws {
@@ -25,6 +25,8 @@ public struct PushRecord: Sendable {
         ] {
             o[key] = .int(try row.int64(column))
         }
+        // Per-reason error counts, so a bad key is told apart from bad tokens at a glance.
+        o["errorReasons"] = try row.json("error_reasons")
         if let id = row["notification_id"] { o["notificationId"] = .string(id) }
         if let t = row.optionalDate("push_time") { o["push_time"] = .string(LeanDate.format(t)) }
         if let t = row.optionalDate("expiration_time") { o["expiration_time"] = .string(LeanDate.format(t)) }

@@ -27,6 +27,10 @@ public struct PushStore: Sendable {
         let outcome = try await store.write(appId: app.appId, metadata: metadata, lockKeys: lockKeys) { tx -> Outcome in
             let conn = tx.connection
             tx.claimNewStream(stream)
+            if case .query(let whereJSON) = request.audience {
+                // A pattern PostgreSQL refuses is the request's fault (code 102), not a failure for the fan-out.
+                try await conn.checkRegexes(of: try PushTargeting.compiled(whereJSON))
+            }
             if let requestId = request.requestId {
                 let seen = try await conn.query(
                     """
@@ -51,7 +55,9 @@ public struct PushStore: Sendable {
             }
             if request.isScheduled {
                 let pending = try await conn.query(
-                    "SELECT count(*) AS n FROM push_jobs WHERE app_id = \(app.appId) AND state = 'scheduled'")[0].int("n")
+                    """
+                    SELECT count(*) AS n FROM push_jobs WHERE app_id = \(app.appId) AND state = \(JobState.scheduled)
+                    """)[0].int("n")
                 guard pending < app.intSetting("max_scheduled") else {
                     throw LeanError.invalidParameter(
                         "Too many scheduled pushes: at most \(app.intSetting("max_scheduled")) may wait at once.")
@@ -61,9 +67,13 @@ public struct PushStore: Sendable {
                 "objectId": .string(pushId), "request": request.json, "at": .string(at),
                 "status": .string(request.isScheduled ? PushEvent.Status.scheduled : PushEvent.Status.inQueue),
             ])]
-            var state = request.isScheduled ? "scheduled" : "targeting"
+            var state: JobState = request.isScheduled ? .scheduled : .targeting
             var batches = 0
-            if case .devices(let platform, let ids) = request.audience {
+            if case .devices = request.audience, let expiration = request.expiration, expiration <= now {
+                // Expired before it could be sent (SPEC §4.7): recorded as such, nothing goes out.
+                events.append(NewEvent(PushEvent.expired, ["objectId": .string(pushId), "at": .string(at)]))
+                state = .done
+            } else if case .devices(let platform, let ids) = request.audience {
                 var targets = try await Self.deviceTargets(appId: app.appId, platform: platform, ids: ids, on: conn)
                 // A list that crosses the daily quota is sent to as many as it allows, and the record says so.
                 let stopped = targets.count > remaining
@@ -80,9 +90,9 @@ public struct PushStore: Sendable {
                 }
                 if targets.isEmpty {
                     events.append(NewEvent(PushEvent.completed, ["objectId": .string(pushId), "at": .string(at)]))
-                    state = "done"
+                    state = .done
                 } else {
-                    state = "sending"
+                    state = .sending
                     batches = 1
                     try await PushWork.insertBatch(appId: app.appId, pushId: pushId, number: 0, targets: targets, on: conn)
                 }
@@ -150,7 +160,10 @@ public struct PushStore: Sendable {
     /// Cancels a scheduled push by its schedule id (`DELETE /1.1/scheduledPushMessages/:id`).
     public func cancelScheduled(appId: String, scheduleId: Int64, metadata: EventMetadata) async throws {
         let found = try await store.pool.query(
-            "SELECT push_id FROM push_jobs WHERE app_id = \(appId) AND schedule_id = \(scheduleId) AND state = 'scheduled'")
+            """
+            SELECT push_id FROM push_jobs
+            WHERE app_id = \(appId) AND schedule_id = \(scheduleId) AND state = \(JobState.scheduled)
+            """)
         guard let pushId = found.first?["push_id"] else { throw LeanError.notFound("No scheduled push with id \(scheduleId).") }
         try await cancel(appId: appId, pushId: pushId, onlyScheduled: true, delete: false, metadata: metadata)
     }
@@ -171,19 +184,24 @@ public struct PushStore: Sendable {
                 "SELECT 1 FROM notifications WHERE app_id = \(appId) AND object_id = \(pushId)").count == 1
             guard version > 0, exists else { throw LeanError.notFound("No push with id \(pushId).") }
             let job = try await conn.query("SELECT state FROM push_jobs WHERE app_id = \(appId) AND push_id = \(pushId)").first
-            let state = job?["state"] ?? "done"
-            if onlyScheduled && state != "scheduled" { throw LeanError.notFound("The push is no longer scheduled.") }
-            let at = LeanDate.format(Date())
+            let state = job?["state"].flatMap(JobState.init(rawValue:)) ?? .done
+            if onlyScheduled && state != .scheduled { throw LeanError.notFound("The push is no longer scheduled.") }
+            let now = Date()
+            let at = LeanDate.format(now)
             var events: [NewEvent] = []
-            if state != "done" && state != "cancelled" {
+            if !state.isTerminal {
+                // Only batches no sender holds are cancelled here. A leased batch is being sent: its sender sees
+                // the job cancelled, sends none of its remaining targets, and records the outcomes of what was
+                // already in flight, so the record equals what the providers accepted (issue 13).
                 let pending = try await conn.query(
                     """
-                    UPDATE push_batches SET state = 'cancelled'
-                    WHERE app_id = \(appId) AND push_id = \(pushId) AND state = 'pending'
-                    """).affectedRows
-                try await conn.query("UPDATE push_jobs SET state = 'cancelled' WHERE app_id = \(appId) AND push_id = \(pushId)")
+                    SELECT count(*) AS n FROM push_batches
+                    WHERE app_id = \(appId) AND push_id = \(pushId) AND state = \(BatchState.pending)
+                      AND (claimed_until IS NULL OR claimed_until < \(now)::timestamptz)
+                    """)[0].int("n")
+                try await PushWork.endJob(appId: appId, pushId: pushId, state: .cancelled, reason: nil, now: now, on: conn)
                 events.append(NewEvent(PushEvent.cancelled, [
-                    "objectId": .string(pushId), "at": .string(at), "previousState": .string(state),
+                    "objectId": .string(pushId), "at": .string(at), "previousState": .string(state.rawValue),
                     "cancelledBatches": .int(Int64(pending)),
                 ]))
             }
@@ -212,12 +230,12 @@ public struct PushStore: Sendable {
         try await store.pool.query(
             """
             SELECT schedule_id, send_at, request, created_at FROM push_jobs
-            WHERE app_id = \(appId) AND state = 'scheduled' ORDER BY send_at, schedule_id
+            WHERE app_id = \(appId) AND state = \(JobState.scheduled) ORDER BY send_at, schedule_id
             """
         ).map { row in
             let sendAt = try row.date("send_at")
             return [
-                "id": .int(try row.int64("schedule_id")), "expire_time": .int(Int64(sendAt.timeIntervalSince1970 * 1000)),
+                "id": .int(try row.int64("schedule_id")), "expire_time": .int(LeanDate.unixMilliseconds(sendAt)),
                 "push_msg": try row.json("request"), "createdAt": .string(LeanDate.format(try row.date("created_at"))),
             ]
         }

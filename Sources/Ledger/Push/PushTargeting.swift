@@ -14,15 +14,59 @@ public struct PushTargeting: Sendable {
         self.pageSize = pageSize
     }
 
-    /// Pushes whose time has come and which still need targeting.
+    /// Pushes whose time has come and which still need targeting. A job that failed waits out its backoff
+    /// (its `send_at` moved), so it never stands in front of the others.
     public func dueJobs(now: Date, limit: Int = 16) async throws -> [(appId: String, pushId: String)] {
         try await store.pool.query(
             """
             SELECT app_id, push_id FROM push_jobs
-            WHERE state IN ('scheduled', 'targeting') AND send_at <= \(now)::timestamptz
+            WHERE state IN (\(JobState.scheduled), \(JobState.targeting)) AND send_at <= \(now)::timestamptz
             ORDER BY send_at LIMIT \(limit)
             """
         ).map { (try $0.string("app_id"), try $0.string("push_id")) }
+    }
+
+    /// Records that targeting `pushId` raised `error`, as `policy` decides: moved back by a backoff, or ended
+    /// `failed` with a `PushFailed` event naming the reason. Returns the decision taken.
+    @discardableResult
+    public func recordFailure(
+        appId: String, pushId: String, error: any Error, policy: FanOutFailurePolicy = FanOutFailurePolicy(),
+        now: Date = Date(), random: Double = Double.random(in: 0..<1)
+    ) async throws -> FanOutFailurePolicy.Decision {
+        let stream = PushEvent.stream(pushId)
+        let reason = FanOutError.reason(of: error)
+        return try await store.write(appId: appId, metadata: .system("fan-out"), lockKeys: [stream]) { tx in
+            let conn = tx.connection
+            guard let job = try await conn.query(
+                "SELECT state, attempts FROM push_jobs WHERE app_id = \(appId) AND push_id = \(pushId)").first,
+                let state = job["state"].flatMap(JobState.init(rawValue:)), !state.isTerminal
+            else { return .wait }
+            let decision = policy.decide(
+                kind: FanOutError.kind(of: error), reason: reason, attempts: try job.int("attempts"), random: random)
+            switch decision {
+            case .wait:
+                break
+            case .retry(let delay, let attempts):
+                let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+                try await conn.query(
+                    """
+                    UPDATE push_jobs SET attempts = \(attempts), last_error = \(reason),
+                        send_at = \(now.addingTimeInterval(seconds))::timestamptz
+                    WHERE app_id = \(appId) AND push_id = \(pushId)
+                    """)
+            case .fail(let status):
+                try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream), [
+                    NewEvent(PushEvent.failed, [
+                        "objectId": .string(pushId), "at": .string(LeanDate.format(now)), "status": .string(status),
+                        "reason": .string(reason), "stage": "targeting",
+                    ])
+                ])
+                try await conn.query(
+                    "UPDATE push_jobs SET attempts = attempts + 1 WHERE app_id = \(appId) AND push_id = \(pushId)")
+                try await PushWork.endJob(appId: appId, pushId: pushId, state: .failed, reason: reason, now: now, on: conn)
+            }
+            return decision
+        }
     }
 
     /// Targets one page of a push. Returns true while more pages remain.
@@ -39,7 +83,7 @@ public struct PushTargeting: Sendable {
                 SELECT state, send_at, expires_at, request, cursor_object_id, batches, targeted FROM push_jobs
                 WHERE app_id = \(app.appId) AND push_id = \(pushId)
                 """).first,
-                let state = job["state"], state == "scheduled" || state == "targeting",
+                let state = job["state"].flatMap(JobState.init(rawValue:)), JobState.due.contains(state),
                 try job.date("send_at") <= now
             else { return false }
             let request = try PushRequest.stored(try job.json("request"))
@@ -49,12 +93,13 @@ public struct PushTargeting: Sendable {
 
             if let expires = job.optionalDate("expires_at"), expires <= now {
                 try await tx.append(stream: stream, expectedVersion: version, [NewEvent(PushEvent.expired, .object(base))])
-                try await finish(app.appId, pushId, state: "done", on: conn)
+                try await finish(app.appId, pushId, state: .done, on: conn)
                 return false
             }
             guard case .query(let whereJSON) = request.audience else { return false }
             let condition = try Self.targetCondition(app: app, whereJSON: whereJSON, now: now)
             let cursor = job["cursor_object_id"]
+            if cursor == nil { try await conn.checkRegexes(of: try Self.compiled(whereJSON)) }
             if cursor == nil, request.prod == "dev" {
                 let total = try await conn.query("SELECT count(*) AS n FROM installations WHERE \(condition)")[0].int("n")
                 if total > PushEvent.devProfileLimit {
@@ -62,7 +107,7 @@ public struct PushTargeting: Sendable {
                     failed["status"] = .string(PushEvent.Status.devLimit)
                     failed["devices"] = .int(Int64(total))
                     try await tx.append(stream: stream, expectedVersion: version, [NewEvent(PushEvent.failed, .object(failed))])
-                    try await finish(app.appId, pushId, state: "done", on: conn)
+                    try await finish(app.appId, pushId, state: .done, on: conn)
                     return false
                 }
             }
@@ -105,7 +150,7 @@ public struct PushTargeting: Sendable {
             let batches = batchNo + (targets.isEmpty ? 0 : 1)
             let devices = try job.int64("targeted") + Int64(targets.count)
             let more = allowed > 0 && rows.count == allowed
-            var nextState = "targeting"
+            var nextState = JobState.targeting
             if !more {
                 var completed = base
                 completed["devices"] = .int(devices)
@@ -118,13 +163,13 @@ public struct PushTargeting: Sendable {
                 let pending = try await conn.query(
                     """
                     SELECT count(*) AS n FROM push_batches
-                    WHERE app_id = \(app.appId) AND push_id = \(pushId) AND state = 'pending'
+                    WHERE app_id = \(app.appId) AND push_id = \(pushId) AND state = \(BatchState.pending)
                     """)[0].int("n")
                 if pending == 0 {
                     events.append(NewEvent(PushEvent.completed, .object(base)))
-                    nextState = "done"
+                    nextState = .done
                 } else {
-                    nextState = "sending"
+                    nextState = .sending
                 }
             }
             try await tx.append(stream: stream, expectedVersion: version, events)
@@ -140,15 +185,18 @@ public struct PushTargeting: Sendable {
 
     /// The SQL condition for "valid installations of this app matching `where`" (SPEC §4.3).
     public static func targetCondition(app: App, whereJSON: JSON, now: Date) throws -> PGQuery {
-        let compiled: BoundSQL
-        do {
-            compiled = try WhereCompiler(schema: .installations).compile(whereJSON)
-        } catch {
-            throw LeanError(error.code, error.message)
-        }
+        let compiled = try Self.compiled(whereJSON)
         let ttlDays = max(1, app.intSetting("installation_ttl_days"))
         let oldest = now.addingTimeInterval(-Double(ttlDays) * 86400)
         return "app_id = \(app.appId) AND valid AND updated_at > \(oldest)::timestamptz AND (\(compiled))"
+    }
+
+    static func compiled(_ whereJSON: JSON) throws(LeanError) -> BoundSQL {
+        do {
+            return try WhereCompiler(schema: .installations).compile(whereJSON)
+        } catch {
+            throw LeanError(error.code, error.message)
+        }
     }
 
     /// `badge: "Increment"`: each iOS target's stored badge goes up by one (an event per installation) and
@@ -178,7 +226,7 @@ public struct PushTargeting: Sendable {
         }
     }
 
-    private func finish(_ appId: String, _ pushId: String, state: String, on conn: PGConnection) async throws {
+    private func finish(_ appId: String, _ pushId: String, state: JobState, on conn: PGConnection) async throws {
         try await conn.query("UPDATE push_jobs SET state = \(state) WHERE app_id = \(appId) AND push_id = \(pushId)")
     }
 }

@@ -267,6 +267,8 @@ struct JSONParser {
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
                     guard let scalar = Unicode.Scalar(code) else { throw MalformedJSON("invalid unicode escape") }
+                    // PostgreSQL's text and jsonb cannot hold NUL: refused here, at the edge, for every input.
+                    guard code != 0 else { throw MalformedJSON("strings cannot contain the NUL character (\\u0000)") }
                     scalars.append(scalar)
                 default: throw MalformedJSON("invalid escape")
                 }
@@ -327,7 +329,8 @@ struct JSONParser {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let i = Int64(text) { return .int(i) }
-        guard let d = Double(text) else { throw MalformedJSON("invalid number") }
+        // 1e400 would become infinity, which JSON (and jsonb) cannot spell.
+        guard let d = Double(text), d.isFinite else { throw MalformedJSON("number out of range: \(text.prefix(40))") }
         return .double(d)
     }
 }

@@ -99,20 +99,9 @@ public struct PushRequest: Sendable, Equatable {
         if let value = body["push_time"], !value.isNull {
             pushTime = try date(value, field: "push_time")
         }
-        let isScheduled = pushTime.map { $0.timeIntervalSince(now) >= 60 } ?? false
-        var expiration: Date?
-        if let value = body["expiration_time"], !value.isNull {
-            expiration = try date(value, field: "expiration_time")
-        }
-        if let value = body["expiration_interval"], !value.isNull {
-            guard let seconds = value.doubleValue ?? value.stringValue.flatMap(Double.init), seconds > 0 else {
-                throw .invalidParameter("expiration_interval must be a positive number of seconds.")
-            }
-            expiration = (isScheduled ? pushTime! : now).addingTimeInterval(seconds)
-        }
-        if let expiration, let pushTime, isScheduled, expiration <= pushTime {
-            throw .invalidParameter("expiration_time must be after push_time.")
-        }
+        let times = try expirationTimes(body, pushTime: pushTime, now: now)
+        let isScheduled = times.isScheduled
+        let expiration = times.expiration
         let notificationId = try shortId(body["notification_id"], field: "notification_id")
         let requestId = try shortId(body["req_id"], field: "req_id")
         var prod = headerProd == "0" ? "dev" : "prod"
@@ -138,15 +127,54 @@ public struct PushRequest: Sendable, Equatable {
             isScheduled: isScheduled)
     }
 
-    /// Rebuilds a request from its stored `json`.
+    /// Rebuilds a request from its stored `json`. Its times were resolved and validated when it arrived, so
+    /// they are taken as stored and never judged again against another "now".
     public static func stored(_ json: JSON) throws(LeanError) -> PushRequest {
-        guard let o = json.objectValue else { throw .invalidParameter("stored push request is not an object") }
+        guard var o = json.objectValue else { throw .invalidParameter("stored push request is not an object") }
+        let pushTime = o["push_time"]?.stringValue.flatMap(LeanDate.parse)
+        let expiration = o["expiration_time"]?.stringValue.flatMap(LeanDate.parse)
+        for key in ["push_time", "expiration_time", "expiration_interval"] { o[key] = nil }
         let devices = o["device_type"] != nil
         var request = try parse(o, devicesEndpoint: devices, headerProd: nil, now: .distantPast)
-        if let t = o["push_time"]?.stringValue { request.pushTime = LeanDate.parse(t) }
-        if let t = o["expiration_time"]?.stringValue { request.expiration = LeanDate.parse(t) }
+        request.pushTime = pushTime
+        request.expiration = expiration
         request.isScheduled = false
         return request
+    }
+
+    /// The longest `expiration_interval` accepted: ten years. Longer ones mean "never" to every provider
+    /// (APNs and FCM keep a notification for weeks at most), and unbounded ones overflow date arithmetic.
+    public static let maxExpirationInterval: Double = 10 * 365 * 86_400
+
+    /// SPEC §4.1/§4.7: `expiration_interval` counts from `push_time` when one is given, else from `now`; an
+    /// expiration at or before `push_time` is a contradiction and refused. An expiration already past is
+    /// accepted: the push is recorded as expired and never sent.
+    static func expirationTimes(_ body: [String: JSON], pushTime: Date?, now: Date) throws(LeanError)
+        -> (expiration: Date?, isScheduled: Bool)
+    {
+        let isScheduled = pushTime.map { $0.timeIntervalSince(now) >= 60 } ?? false
+        var expiration: Date?
+        if let value = body["expiration_time"], !value.isNull {
+            expiration = try date(value, field: "expiration_time")
+        }
+        if let value = body["expiration_interval"], !value.isNull {
+            guard let seconds = value.doubleValue ?? value.stringValue.flatMap(Double.init), seconds.isFinite,
+                seconds > 0, seconds <= maxExpirationInterval
+            else {
+                throw .invalidParameter(
+                    "expiration_interval must be a number of seconds above 0 and at most \(Int(maxExpirationInterval)).")
+            }
+            // The interval wins over an expiration_time sent beside it, as before.
+            let end = (pushTime ?? now).addingTimeInterval(seconds)
+            expiration = end
+            guard LeanDate.isRepresentable(end) else {
+                throw .invalidParameter("expiration_interval reaches past the year 9999.")
+            }
+        }
+        if let expiration, let pushTime, expiration <= pushTime {
+            throw .invalidParameter("expiration_time must be after push_time.")
+        }
+        return (expiration, isScheduled)
     }
 
     static func date(_ value: JSON, field: String) throws(LeanError) -> Date {

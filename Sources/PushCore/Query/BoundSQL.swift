@@ -9,6 +9,9 @@ public struct BoundSQL: Sendable, Hashable, CustomStringConvertible {
     }
 
     public private(set) var parts: [Part]
+    /// The PostgreSQL regular expressions bound inside, so that a caller can have PostgreSQL check them up
+    /// front (`~` only compiles a pattern when it first meets a row, so a bad one would fail later, or never).
+    public private(set) var regexPatterns: [String] = []
 
     public init(_ parts: [Part] = []) { self.parts = parts }
 
@@ -17,7 +20,15 @@ public struct BoundSQL: Sendable, Hashable, CustomStringConvertible {
 
     public mutating func append(sql: String) { parts.append(.sql(sql)) }
     public mutating func append(bind value: String?) { parts.append(.bind(value)) }
-    public mutating func append(_ other: BoundSQL) { parts.append(contentsOf: other.parts) }
+    /// Binds a PostgreSQL regular expression and remembers it in `regexPatterns`.
+    public mutating func append(regex pattern: String) {
+        parts.append(.bind(pattern))
+        regexPatterns.append(pattern)
+    }
+    public mutating func append(_ other: BoundSQL) {
+        parts.append(contentsOf: other.parts)
+        regexPatterns.append(contentsOf: other.regexPatterns)
+    }
 
     public static func + (lhs: BoundSQL, rhs: BoundSQL) -> BoundSQL {
         var out = lhs

@@ -20,6 +20,8 @@ struct SQLTemplate: ExpressibleByStringInterpolation {
         mutating func appendInterpolation(_ fragment: BoundSQL) { sql.append(fragment) }
 
         mutating func appendInterpolation(bind value: String?) { sql.append(bind: value) }
+
+        mutating func appendInterpolation(regex pattern: String) { sql.append(regex: pattern) }
     }
 }
 

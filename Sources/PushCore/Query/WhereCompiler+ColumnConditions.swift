@@ -28,7 +28,7 @@ extension WhereCompiler {
         _ column: BoundSQL, _ definition: QuerySchema.Column, _ pattern: String, field: String
     ) throws(QueryError) -> BoundSQL {
         switch definition.type {
-        case .text: return sql("(\(column) ~ \(bind: pattern)::text)")
+        case .text: return sql("(\(column) ~ \(regex: pattern)::text)")
         case .timestamptz: throw .invalidQuery("$regex cannot apply to date field '\(field)'")
         case .bigint, .doublePrecision, .boolean: return BoundSQL(sql: "FALSE")
         }

@@ -55,7 +55,7 @@ extension WhereCompiler {
 
     /// Matches when the field, or any element of it, is a string matching the (already translated) ARE.
     func jsonRegex(_ f: BoundSQL, _ pattern: String) -> BoundSQL {
-        let matches = sql("jsonb_typeof(pl_elem.v) = 'string' AND (pl_elem.v #>> '{}') ~ \(bind: pattern)::text")
+        let matches = sql("jsonb_typeof(pl_elem.v) = 'string' AND (pl_elem.v #>> '{}') ~ \(regex: pattern)::text")
         return anyElement(of: f, where: matches)
     }
 

@@ -3,9 +3,27 @@ import Foundation
 /// LeanCloud's date rendering, `YYYY-MM-DDTHH:MM:SS.mmmZ` in UTC, and its parsing (also accepting ISO 8601
 /// without fractional seconds or with an offset, as SDKs send both).
 public enum LeanDate {
+    /// The earliest and latest instants a LeanCloud date can spell (four-digit years). Requests are validated
+    /// against them at the edge; `format` clamps rather than traps, so no input can crash the process.
+    public static let earliest = Date(timeIntervalSince1970: -62_135_596_800)  // 0001-01-01T00:00:00Z
+    public static let latest = Date(timeIntervalSince1970: 253_402_300_799.999)  // 9999-12-31T23:59:59.999Z
+
     public static func format(_ date: Date) -> String {
-        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        return format(unixMilliseconds: ms)
+        format(unixMilliseconds: unixMilliseconds(date))
+    }
+
+    /// Milliseconds since 1970 of `date`, clamped to the spellable range (and 0 for NaN), never trapping.
+    public static func unixMilliseconds(_ date: Date) -> Int64 {
+        let seconds = date.timeIntervalSince1970
+        guard !seconds.isNaN else { return 0 }
+        let clamped = min(max(seconds, earliest.timeIntervalSince1970), latest.timeIntervalSince1970)
+        return Int64((clamped * 1000).rounded(.down))
+    }
+
+    /// True for an instant `format` renders faithfully (a four-digit year).
+    public static func isRepresentable(_ date: Date) -> Bool {
+        let seconds = date.timeIntervalSince1970
+        return seconds.isFinite && date >= earliest && date <= latest
     }
 
     public static func format(unixMilliseconds ms: Int64) -> String {
@@ -43,7 +61,8 @@ public enum LeanDate {
             return v
         }
         guard let year = num(0, 4), s.count >= 10, s[4] == UInt8(ascii: "-"), let month = num(5, 2),
-            s[7] == UInt8(ascii: "-"), let day = num(8, 2), (1...12).contains(month), (1...31).contains(day)
+            s[7] == UInt8(ascii: "-"), let day = num(8, 2), (1...12).contains(month),
+            (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
         var hour = 0, minute = 0, second = 0
         var millis = 0.0
@@ -93,6 +112,15 @@ public enum LeanDate {
         let days = daysFromCivil(year: year, month: month, day: day)
         let total = Double(days * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds) + millis / 1000
         return Date(timeIntervalSince1970: total)
+    }
+
+    /// The length of a month of the proleptic Gregorian calendar: 2024-02-31 is no date at all.
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).

@@ -3,9 +3,23 @@
 enum CSVReportRenderer {
     static func render(_ table: ReportTable) -> String {
         var lines = [table.columns.map(field).joined(separator: ",")]
-        lines += table.rows.map { $0.map { field($0.text) }.joined(separator: ",") }
-        if let totals = table.totals { lines.append(totals.map { field($0.text) }.joined(separator: ",")) }
+        lines += table.rows.map { $0.map(cell).joined(separator: ",") }
+        if let totals = table.totals { lines.append(totals.map(cell).joined(separator: ",")) }
         return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// Text that users control (an audit row's user agent, a push's data) could start a spreadsheet
+    /// formula: such a cell gets a leading apostrophe (OWASP's CSV-injection advice). Numbers stay numbers.
+    static func cell(_ value: ReportValue) -> String {
+        switch value {
+        case .text, .object: field(neutralised(value.text))
+        default: field(value.text)
+        }
+    }
+
+    static func neutralised(_ text: String) -> String {
+        guard let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return text }
+        return "'" + text
     }
 
     static func field(_ text: String) -> String {
