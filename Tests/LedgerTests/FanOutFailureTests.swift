@@ -261,12 +261,13 @@ struct FanOutFailureTests {
         let now = Date()
         let accepted = try await db.ledger.pushes.request(try request(["data": ["alert": "x"]], now: now), app: app, metadata: meta, now: now)
         let batches = PushBatches(store: db.ledger.events)
-        let a = try await batches.reserveFlow(appId: app.appId, pushId: accepted.objectId, count: 500, rate: 1000)
-        let b = try await batches.reserveFlow(appId: app.appId, pushId: accepted.objectId, count: 500, rate: 1000)
-        let c = try await batches.reserveFlow(appId: app.appId, pushId: accepted.objectId, count: 1000, rate: 1000)
-        // Each reservation starts where the previous one's share (count / rate seconds) ends.
-        #expect(abs(b.timeIntervalSince(a) - 0.5) < 0.05)
-        #expect(abs(c.timeIntervalSince(b) - 0.5) < 0.05)
+        // Shares of 30 s and 60 s: long enough that the calls themselves (even on a loaded machine) fall
+        // inside the previous share, so each reservation starts exactly where the previous one ends.
+        let a = try await batches.reserveFlow(appId: app.appId, pushId: accepted.objectId, count: 30_000, rate: 1000)
+        let b = try await batches.reserveFlow(appId: app.appId, pushId: accepted.objectId, count: 60_000, rate: 1000)
+        let c = try await batches.reserveFlow(appId: app.appId, pushId: accepted.objectId, count: 500, rate: 1000)
+        #expect(abs(b.timeIntervalSince(a) - 30) < 0.001)
+        #expect(abs(c.timeIntervalSince(b) - 60) < 0.001)
     }
 }
 

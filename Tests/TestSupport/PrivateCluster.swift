@@ -21,7 +21,7 @@ public final class PrivateCluster: @unchecked Sendable {
         port = try LocalPorts.free()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         if getuid() == 0 { try Self.shell("chown postgres:postgres \(directory)") }
-        try run("initdb -D \(directory)/data -A trust -U postgres -E UTF8 --no-locale >/dev/null")
+        try run("initdb -D \(directory)/data -A trust -U postgres -E UTF8 --no-locale")
         try start()
         try Self.shell("psql -h 127.0.0.1 -p \(port) -U postgres -qc 'CREATE DATABASE app' postgres")
     }
@@ -31,11 +31,11 @@ public final class PrivateCluster: @unchecked Sendable {
     public func start() throws {
         try run(
             "pg_ctl -D \(directory)/data -l \(directory)/server.log -w -t 60 "
-                + "-o '-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=100' start >/dev/null 2>&1")
+                + "-o '-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=100' start")
     }
 
     /// Stops the server at once (`-m fast`: sessions are cut, as in a crash or a failover).
-    public func stop() throws { try run("pg_ctl -D \(directory)/data -m fast -w stop >/dev/null") }
+    public func stop() throws { try run("pg_ctl -D \(directory)/data -m fast -w stop") }
 
     public func destroy() {
         try? stop()
@@ -51,18 +51,23 @@ public final class PrivateCluster: @unchecked Sendable {
     static func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
     static func shell(_ command: String) throws {
-        // Errors go to a file, not a pipe: the server that `pg_ctl start` leaves running would hold a pipe's
-        // write end open, and reading it to its end would never return.
+        // posix_spawn and waitpid rather than Foundation's Process: the server `pg_ctl start` leaves running
+        // outlives the shell, and Process.waitUntilExit was seen to hang on such a child (left a zombie).
+        // Errors go to a file, not a pipe, for the same reason: the server would keep a pipe open.
         let errors = "/tmp/pl-private-pg-\(UUID().uuidString.prefix(8)).err"
         defer { try? FileManager.default.removeItem(atPath: errors) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = ["-c", "(\(command)) 2>\(errors) </dev/null"]
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
+        let argv = ["/bin/bash", "-c", "(\(command)) 2>\(errors) </dev/null >/dev/null"]
+        var pid: pid_t = 0
+        let cArgs = argv.map { strdup($0) } + [nil]
+        defer { for arg in cArgs { free(arg) } }
+        let spawned = posix_spawn(&pid, "/bin/bash", nil, nil, cArgs, environ)
+        guard spawned == 0 else { throw ClusterFailure(message: "cannot run bash: \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        // Exited normally with status 0 (WIFEXITED && WEXITSTATUS == 0).
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
             let text = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-            throw ClusterFailure(message: "\(command): \(text)")
+            throw ClusterFailure(message: "\(command) (status \(status)): \(text)")
         }
     }
 

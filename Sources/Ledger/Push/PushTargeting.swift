@@ -80,18 +80,20 @@ public struct PushTargeting: Sendable {
             let conn = tx.connection
             guard let job = try await conn.query(
                 """
-                SELECT state, send_at, expires_at, request, cursor_object_id, batches, targeted FROM push_jobs
-                WHERE app_id = \(app.appId) AND push_id = \(pushId)
+                SELECT state, send_at <= \(now)::timestamptz AS due, expires_at <= \(now)::timestamptz AS expired,
+                    request, cursor_object_id, batches, targeted
+                FROM push_jobs WHERE app_id = \(app.appId) AND push_id = \(pushId)
                 """).first,
                 let state = job["state"].flatMap(JobState.init(rawValue:)), JobState.due.contains(state),
-                try job.date("send_at") <= now
+                // Compared in SQL, where both instants have the same microsecond precision.
+                job["due"] == "t"
             else { return false }
             let request = try PushRequest.stored(try job.json("request"))
             let at = LeanDate.format(now)
             let base: [String: JSON] = ["objectId": .string(pushId), "at": .string(at)]
             let version = try await tx.currentVersion(of: stream)
 
-            if let expires = job.optionalDate("expires_at"), expires <= now {
+            if job["expired"] == "t" {
                 try await tx.append(stream: stream, expectedVersion: version, [NewEvent(PushEvent.expired, .object(base))])
                 try await finish(app.appId, pushId, state: .done, on: conn)
                 return false
