@@ -170,6 +170,28 @@ struct FanOutFaultTests {
         }
     }
 
+    @Test("a burst of provider 500s (every device's first attempt, 800 failures) ends with every device delivered once")
+    func providerBurst() async throws {
+        try await HeavyTests.exclusive {
+            let f = try await PushFixture.make()
+            defer { f.stop() }
+            let targets = 800
+            try await Self.register(f.client, count: targets, channel: "burst", base: 0x600000)
+            try f.simulator.configure(["rules": [[
+                "provider": "apns", "prefix": "", "status": 500, "reason": "InternalServerError", "failingAttempts": 1,
+            ]]])
+            let id = try await f.push(["channels": ["burst"], "data": ["alert": "again"]])
+            let record = try await f.waitDone(id, timeout: 60)
+            #expect(record["successes"]?.intValue == Int64(targets), "\(record)")
+            #expect(record["errors"] == 0)
+            let stats = try f.simulator.control("stats?tokens=0")
+            #expect(stats["apns"]?["accepted"]?.intValue == Int64(targets))
+            #expect(stats["distinctTokens"]?.intValue == Int64(targets))
+            // Each device was tried twice: the refused first attempt, then the accepted retry.
+            #expect(try f.simulator.requests(token: String(format: "%064x", 0x600000))["requests"] == 2)
+        }
+    }
+
     @Test("PostgreSQL stopped for 5 s under writes and mid-push: prompt 503s, acknowledged writes kept, counts exact")
     func databaseOutage() async throws {
         guard PrivateCluster.isAvailable else { Issue.record("PostgreSQL binaries are required"); return }
