@@ -59,6 +59,8 @@ struct EdgeInputTests {
         #expect(LeanDate.parse("2023-04-31") == nil)
         #expect(LeanDate.parse("1900-02-29") == nil)
         #expect(LeanDate.parse("2000-02-29") != nil)
+        #expect(LeanDate.parse("9999-12-31T23:59:59.999-14:00") == nil, "the year 10000 in UTC")
+        #expect(LeanDate.parse("0001-01-01T00:00:00+01:00") == nil, "the year 0 in UTC")
         #expect(LeanDate.parse("2024-02-29T12:00:00Z") == Date(timeIntervalSince1970: 1_709_208_000))
     }
 

@@ -111,7 +111,9 @@ public enum LeanDate {
         }
         let days = daysFromCivil(year: year, month: month, day: day)
         let total = Double(days * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds) + millis / 1000
-        return Date(timeIntervalSince1970: total)
+        let date = Date(timeIntervalSince1970: total)
+        // 9999-12-31T23:59-14:00 is in the year 10000 in UTC: no LeanCloud date can spell it, nor can the log.
+        return isRepresentable(date) ? date : nil
     }
 
     /// The length of a month of the proleptic Gregorian calendar: 2024-02-31 is no date at all.
