@@ -224,9 +224,11 @@ struct FanOutFaultTests {
 
             // Writers keep saving during the outage; only acknowledged saves must survive.
             let acknowledged = AcknowledgedWrites()
+            // Stopped by a flag, not Task.cancel(): cancelling a task inside a URLSession request can deadlock
+            // swift-corelibs-foundation (seen here: cancel and completion each holding the other's lock).
             let writers = Task {
                 var n = 0
-                while !Task.isCancelled {
+                while await !acknowledged.stopped {
                     n += 1
                     let token = String(format: "%064x", 0x900000 + n)
                     if let reply = try? await client.send("POST", "/1.1/installations", json: [
@@ -254,7 +256,7 @@ struct FanOutFaultTests {
                 return record["status"] == "done"
             }
             let recovery = Date().timeIntervalSince(restarted)
-            writers.cancel()
+            await acknowledged.stop()
             _ = await writers.result
             let record = try await master.send("GET", "/1.1/notifications/\(id)").body
             #expect(record["devices"]?.intValue == Int64(targets))
@@ -282,6 +284,9 @@ actor AcknowledgedWrites {
     var objectIds: [String] = []
     var refused = 0
     var unexpected: [String] = []
+    private(set) var stopped = false
+
+    func stop() { stopped = true }
 
     func note(_ reply: TestHTTP.Reply) {
         switch reply.status {

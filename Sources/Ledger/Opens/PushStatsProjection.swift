@@ -38,16 +38,16 @@ public struct PushStatsProjection: Projection {
                 WHERE app_id = \(app) AND push_id = \(d["objectId"]?.stringValue)
                 """)
         case PushEvent.batchDelivered:
-            func n(_ key: String) -> Int64 { d[key]?.intValue ?? 0 }
+            let b = try BatchDelivered(json: d)
             try await conn.enqueue(
                 """
-                UPDATE \(unsafeRaw: stats) SET successes = successes + \(n("successes")), errors = errors + \(n("errors")),
-                    ios_successes = ios_successes + \(n("iosSuccesses")),
-                    android_successes = android_successes + \(n("androidSuccesses"))
-                WHERE app_id = \(app) AND push_id = \(d["objectId"]?.stringValue)
+                UPDATE \(unsafeRaw: stats) SET successes = successes + \(b.successes), errors = errors + \(b.errors),
+                    ios_successes = ios_successes + \(b.iosSuccesses),
+                    android_successes = android_successes + \(b.androidSuccesses)
+                WHERE app_id = \(app) AND push_id = \(b.objectId)
                 """)
-            for (platform, key) in [(PushPlatform.ios, "iosSuccesses"), (.android, "androidSuccesses")] where n(key) > 0 {
-                try await addDaily(app: app, at: at, platform: platform.rawValue, "successes", n(key), on: conn, schema: schema)
+            for (platform, count) in [(PushPlatform.ios, b.iosSuccesses), (.android, b.androidSuccesses)] where count > 0 {
+                try await addDaily(app: app, at: at, platform: platform.rawValue, "successes", count, on: conn, schema: schema)
             }
         case InstallationEvent.opened:
             try await applyOpen(event, on: conn, schema: schema)

@@ -49,18 +49,18 @@ public struct NotificationProjection: Projection {
                 WHERE app_id = \(event.appId) AND object_id = \(pushId)
                 """)
         case PushEvent.batchDelivered:
-            func n(_ key: String) -> Int64 { d[key]?.intValue ?? 0 }
-            let reasons = d["reasons"] ?? [:]
+            let b = try BatchDelivered(json: d)
+            let reasons = JSON.object(b.reasons.mapValues { .int($0) })
             try await conn.enqueue(
                 """
-                UPDATE \(unsafeRaw: table) SET successes = successes + \(n("successes")), errors = errors + \(n("errors")),
+                UPDATE \(unsafeRaw: table) SET successes = successes + \(b.successes), errors = errors + \(b.errors),
                     error_reasons = coalesce((
                         SELECT jsonb_object_agg(k, coalesce((error_reasons ->> k)::bigint, 0)
                                                    + coalesce((\(reasons)::jsonb ->> k)::bigint, 0))
                         FROM jsonb_object_keys(error_reasons || \(reasons)::jsonb) AS k), '{}'),
-                    invalid_tokens = invalid_tokens + \(n("invalidTokens")),
-                    ios_successes = ios_successes + \(n("iosSuccesses")),
-                    android_successes = android_successes + \(n("androidSuccesses")), updated_at = \(at)::timestamptz
+                    invalid_tokens = invalid_tokens + \(b.invalidTokens),
+                    ios_successes = ios_successes + \(b.iosSuccesses),
+                    android_successes = android_successes + \(b.androidSuccesses), updated_at = \(b.at)::timestamptz
                 WHERE app_id = \(event.appId) AND object_id = \(pushId)
                 """)
         case PushEvent.completed:
@@ -80,7 +80,7 @@ public struct NotificationProjection: Projection {
             try await conn.enqueue(
                 "UPDATE \(unsafeRaw: table) SET opens = opens + 1 WHERE app_id = \(event.appId) AND object_id = \(pushId)")
         case PushEvent.failed:
-            try await setStatus(d["status"]?.stringValue ?? "failed")
+            try await setStatus(try PushFailedPayload(json: d).status)
         case PushEvent.cancelled:
             try await setStatus(PushEvent.Status.cancelled)
         case PushEvent.deleted, PushEvent.purged:

@@ -134,7 +134,7 @@ public struct PushBatches: Sendable {
             let at = LeanDate.format(now)
             var successes: Int64 = 0, ios: Int64 = 0, android: Int64 = 0, errors: Int64 = 0
             var reasons: [String: Int64] = [:]
-            var failures: [String: JSON] = [:]
+            var failures: [String: String] = [:]
             var handedBack: [PushTarget] = []
             for (target, outcome) in zip(claim.targets, outcomes) {
                 let failure: String
@@ -153,16 +153,13 @@ public struct PushBatches: Sendable {
                 }
                 errors += 1
                 reasons[failure, default: 0] += 1
-                failures[target.objectId.isEmpty ? target.token : target.objectId] = .string(failure)
+                failures[target.objectId.isEmpty ? target.token : target.objectId] = failure
             }
-            var delivered: [String: JSON] = [
-                "objectId": .string(claim.pushId), "batch": .int(Int64(claim.batchNo)), "at": .string(at),
-                "successes": .int(successes), "iosSuccesses": .int(ios), "androidSuccesses": .int(android),
-                "errors": .int(errors), "invalidTokens": .int(Int64(invalid.count)),
-                "reasons": .object(reasons.mapValues { .int($0) }), "failures": .object(failures),
-            ]
-            if !handedBack.isEmpty { delivered["handedBack"] = .int(Int64(handedBack.count)) }
-            var events = [NewEvent(PushEvent.batchDelivered, .object(delivered))]
+            let delivered = BatchDelivered(
+                objectId: claim.pushId, batch: Int64(claim.batchNo), at: at, successes: successes, iosSuccesses: ios,
+                androidSuccesses: android, errors: errors, invalidTokens: Int64(invalid.count), reasons: reasons,
+                failures: failures, handedBack: handedBack.isEmpty ? nil : Int64(handedBack.count))
+            var events = [NewEvent(PushEvent.batchDelivered, delivered.json)]
             try await conn.query(
                 """
                 UPDATE push_batches SET state = \(BatchState.done)
@@ -179,10 +176,8 @@ public struct PushBatches: Sendable {
             }
             if let pushFailure, !jobState.isTerminal {
                 let status = FanOutFailurePolicy.status(pushFailure)
-                events.append(NewEvent(PushEvent.failed, [
-                    "objectId": .string(claim.pushId), "at": .string(at), "status": .string(status),
-                    "reason": .string(pushFailure), "stage": "delivery",
-                ]))
+                events.append(NewEvent(PushEvent.failed, PushFailedPayload(
+                    objectId: claim.pushId, at: at, status: status, reason: pushFailure, stage: "delivery").json))
                 try await PushWork.endJob(
                     appId: claim.appId, pushId: claim.pushId, state: .failed, reason: pushFailure, now: now, on: conn)
             } else {

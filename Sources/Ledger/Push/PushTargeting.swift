@@ -56,10 +56,8 @@ public struct PushTargeting: Sendable {
                     """)
             case .fail(let status):
                 try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream), [
-                    NewEvent(PushEvent.failed, [
-                        "objectId": .string(pushId), "at": .string(LeanDate.format(now)), "status": .string(status),
-                        "reason": .string(reason), "stage": "targeting",
-                    ])
+                    NewEvent(PushEvent.failed, PushFailedPayload(
+                        objectId: pushId, at: LeanDate.format(now), status: status, reason: reason, stage: "targeting").json)
                 ])
                 try await conn.query(
                     "UPDATE push_jobs SET attempts = attempts + 1 WHERE app_id = \(appId) AND push_id = \(pushId)")
@@ -105,10 +103,9 @@ public struct PushTargeting: Sendable {
             if cursor == nil, request.prod == "dev" {
                 let total = try await conn.query("SELECT count(*) AS n FROM installations WHERE \(condition)")[0].int("n")
                 if total > PushEvent.devProfileLimit {
-                    var failed = base
-                    failed["status"] = .string(PushEvent.Status.devLimit)
-                    failed["devices"] = .int(Int64(total))
-                    try await tx.append(stream: stream, expectedVersion: version, [NewEvent(PushEvent.failed, .object(failed))])
+                    let failed = PushFailedPayload(
+                        objectId: pushId, at: at, status: PushEvent.Status.devLimit, devices: Int64(total))
+                    try await tx.append(stream: stream, expectedVersion: version, [NewEvent(PushEvent.failed, failed.json)])
                     try await finish(app.appId, pushId, state: .done, on: conn)
                     return false
                 }

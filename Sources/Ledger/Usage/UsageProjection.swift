@@ -48,7 +48,7 @@ public struct UsageProjection: Projection {
         case PushEvent.targeted:
             try await add("devices", Int64(d["targets"]?.arrayValue?.count ?? 0))
         case PushEvent.batchDelivered:
-            try await add("successes", d["successes"]?.intValue ?? 0)
+            try await add("successes", try BatchDelivered(json: d).successes)
         case UsageEvent.rateLimited:
             try await add("rate_limit_bans", 1)
             try await conn.enqueue(
