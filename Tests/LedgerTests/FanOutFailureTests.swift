@@ -254,6 +254,24 @@ struct FanOutFailureTests {
         #expect(try await db.ledger.rebuilder().run(verify: true).differences.isEmpty)
     }
 
+    @Test("badge Increment on a badge at Int64.max saturates instead of trapping the fan-out (a crash loop before)")
+    func badgeIncrementSaturates() async throws {
+        let db = try await TestDatabase.make()
+        let app = try await db.ledger.apps.create(name: "a", appId: "maxbadge")
+        _ = try await db.ledger.installations.save(appId: app.appId, body: [
+            "deviceType": "ios", "deviceToken": .string(String(format: "%064x", 7)), "channels": ["maxb"],
+            "badge": .int(.max),
+        ], metadata: meta)
+        let now = Date()
+        let accepted = try await db.ledger.pushes.request(
+            try request(["channels": ["maxb"], "data": ["alert": "x", "badge": "Increment"]], now: now), app: app,
+            metadata: meta, now: now)
+        let targeting = PushTargeting(store: db.ledger.events)
+        while try await targeting.step(app: app, pushId: accepted.objectId, now: now.addingTimeInterval(1)) {}
+        let claim = try #require(try await PushBatches(store: db.ledger.events).claim(owner: "t", now: now))
+        #expect(claim.targets.map(\.badge) == [.max])
+    }
+
     @Test("flow_control is one budget per push in the database, shared by every sender")
     func sharedFlowBudget() async throws {
         let db = try await TestDatabase.make()

@@ -72,6 +72,26 @@ struct EdgeInputTests {
         #expect(LeanDate.format(Date(timeIntervalSince1970: 6e307)) == "9999-12-31T23:59:59.999Z")
     }
 
+    @Test("Increment and Decrement past the number range are code 1, never an overflow trap")
+    func incrementOverflow() throws {
+        let outOfRange = LeanError.invalidParameter("Increment of score goes out of the range of numbers.")
+        #expect(throws: outOfRange) {
+            try InstallationUpdate.apply(
+                body: ["score": ["__op": "Increment", "amount": 1]], to: ["score": .int(.max)], isCreate: false)
+        }
+        #expect(throws: outOfRange) {
+            try InstallationUpdate.apply(
+                body: ["score": ["__op": "Increment", "amount": 1e308]], to: ["score": 1e308], isCreate: false)
+        }
+        #expect(throws: LeanError.invalidParameter("Decrement of score goes out of the range of numbers.")) {
+            try InstallationUpdate.apply(
+                body: ["score": ["__op": "Decrement", "amount": .int(.min)]], to: ["score": 0], isCreate: false)
+        }
+        let fine = try InstallationUpdate.apply(
+            body: ["score": ["__op": "Increment", "amount": 2]], to: ["score": .int(.max - 2)], isCreate: false)
+        #expect(fine.set["score"] == .int(.max))
+    }
+
     @Test("JSON with NUL or numbers beyond Double is malformed, so nothing unstorable gets in")
     func unstorableJSON() {
         #expect(throws: (any Error).self) { try JSON.parse(#"{"a":"x\u0000y"}"#) }

@@ -212,7 +212,9 @@ public struct PushTargeting: Sendable {
         var newBadge: [String: Int64] = [:]
         for row in rows {
             let id = try row.string("object_id")
-            let badge = (row.optionalInt64("badge") ?? 0) + 1
+            // Saturating: a stored badge at the top of the range stays there instead of trapping the fan-out.
+            let stored = row.optionalInt64("badge") ?? 0
+            let badge = stored == .max ? stored : stored + 1
             newBadge[id] = badge
             try await tx.append(
                 stream: InstallationEvent.stream(id), expectedVersion: try row.int("version"),

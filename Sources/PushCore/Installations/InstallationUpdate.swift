@@ -79,8 +79,17 @@ public struct InstallationUpdate: Sendable, Equatable {
             let base = current ?? .int(0)
             guard base.isNumber else { throw .invalidParameter("Cannot \(op) \(field): it is not a number.") }
             let sign: Int64 = op == "Increment" ? 1 : -1
-            if case .int(let a) = amount, case .int(let b) = base { return .int(b + sign * a) }
-            return .double(base.doubleValue! + Double(sign) * amount.doubleValue!)
+            // Client numbers never reach unchecked arithmetic: an overflow is the request's error, not a trap.
+            let outOfRange = LeanError.invalidParameter("\(op) of \(field) goes out of the range of numbers.")
+            if case .int(let a) = amount, case .int(let b) = base {
+                let (delta, overflowDelta) = a.multipliedReportingOverflow(by: sign)
+                let (sum, overflowSum) = b.addingReportingOverflow(delta)
+                guard !overflowDelta, !overflowSum else { throw outOfRange }
+                return .int(sum)
+            }
+            let sum = base.doubleValue! + Double(sign) * amount.doubleValue!
+            guard sum.isFinite else { throw outOfRange }
+            return .double(sum)
         case "Add", "AddUnique", "Remove":
             guard let objects = spec["objects"]?.arrayValue else {
                 throw .invalidParameter("\(op) for \(field) needs an objects array.")
