@@ -130,6 +130,7 @@ struct FanOutFaultTests {
                 FROM events WHERE stream = \(PushEvent.stream(id)) AND type = 'PushBatchDelivered'
                 """)[0]
             #expect(try ledger.int64("s") == accepted)
+            print("cancel: \(accepted) of \(targets) accepted by the simulator, ledger successes \(try ledger.int64("s"))")
             let audit = try ServerProcess.command(
                 ["report", "opens", "--app", "app1", "--format", "json"], databaseURL: f.db.url)
             #expect(audit.status == 0)
@@ -155,6 +156,7 @@ struct FanOutFaultTests {
             #expect(f.server.process.terminationStatus == 0)
             #expect(f.server.process.terminationReason == .exit)
             #expect(took < 10, "shutdown took \(took) s")
+            print("sigterm: exited \(f.server.process.terminationStatus) after \(String(format: "%.2f", took)) s")
             let atStop = try #require(try f.simulator.control("stats?tokens=0")["apns"]?["accepted"]?.intValue)
             #expect(atStop < Int64(targets), "the stop must land mid-push")
 

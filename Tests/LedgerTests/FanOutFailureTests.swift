@@ -23,6 +23,16 @@ struct FanOutFailureTests {
         try PushRequest.parse(body, devicesEndpoint: false, headerProd: nil, now: now)
     }
 
+    /// `devices` installations on channel `c`, a push to them accepted and targeted (every page) at `now`.
+    func targetedPush(_ db: TestDatabase, app: App, devices: Int, now: Date) async throws -> PushStore.Accepted {
+        try await installs(db, app: app.appId, count: devices)
+        let accepted = try await db.ledger.pushes.request(
+            try request(["channels": ["c"], "data": ["alert": "x"]], now: now), app: app, metadata: meta, now: now)
+        let targeting = PushTargeting(store: db.ledger.events)
+        while try await targeting.step(app: app, pushId: accepted.objectId, now: now) {}
+        return accepted
+    }
+
     func record(_ db: TestDatabase, _ app: String, _ id: String) async throws -> JSON {
         try #require(try await db.ledger.pushes.get(appId: app, pushId: id)?.json)
     }
@@ -184,11 +194,8 @@ struct FanOutFailureTests {
     func cancelKeepsInFlightOutcomes() async throws {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "a", appId: "cancel")
-        try await installs(db, app: app.appId, count: 1200)
         let now = Date()
-        let accepted = try await db.ledger.pushes.request(try request(["channels": ["c"], "data": ["alert": "x"]], now: now), app: app, metadata: meta, now: now)
-        let targeting = PushTargeting(store: db.ledger.events)
-        while try await targeting.step(app: app, pushId: accepted.objectId, now: now) {}
+        let accepted = try await targetedPush(db, app: app, devices: 1200, now: now)
         let batches = PushBatches(store: db.ledger.events)
         let leased = try #require(try await batches.claim(owner: "sender-1", now: now))
         try await db.ledger.pushes.delete(appId: app.appId, pushId: accepted.objectId, metadata: meta)
@@ -214,11 +221,8 @@ struct FanOutFailureTests {
     func handBack() async throws {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "a", appId: "handback")
-        try await installs(db, app: app.appId, count: 10)
         let now = Date()
-        let accepted = try await db.ledger.pushes.request(try request(["channels": ["c"], "data": ["alert": "x"]], now: now), app: app, metadata: meta, now: now)
-        let targeting = PushTargeting(store: db.ledger.events)
-        while try await targeting.step(app: app, pushId: accepted.objectId, now: now) {}
+        let accepted = try await targetedPush(db, app: app, devices: 10, now: now)
         let batches = PushBatches(store: db.ledger.events)
         let first = try #require(try await batches.claim(owner: "a", now: now))
         try await batches.record(first, outcomes: first.targets.indices.map { $0 < 4 ? .delivered : .notSent }, now: now)
@@ -238,11 +242,8 @@ struct FanOutFailureTests {
     func pushLevelFailure() async throws {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "a", appId: "topic")
-        try await installs(db, app: app.appId, count: 700)
         let now = Date()
-        let accepted = try await db.ledger.pushes.request(try request(["channels": ["c"], "data": ["alert": "x"]], now: now), app: app, metadata: meta, now: now)
-        let targeting = PushTargeting(store: db.ledger.events)
-        while try await targeting.step(app: app, pushId: accepted.objectId, now: now) {}
+        let accepted = try await targetedPush(db, app: app, devices: 700, now: now)
         let batches = PushBatches(store: db.ledger.events)
         let claim = try #require(try await batches.claim(owner: "a", now: now))
         let outcomes = claim.targets.indices.map { $0 < 2 ? TargetOutcome.failed(reason: "TopicDisallowed") : .notSent }

@@ -75,9 +75,13 @@ public final class SimulatorProcess: @unchecked Sendable {
 
     /// GET a control endpoint (`stats`, `requests?token=…`) with curl, trusting the simulator's CA.
     public func control(_ path: String, method: String = "GET") throws -> JSON {
+        try curl(["-X", method, control + "/" + path])
+    }
+
+    private func curl(_ arguments: [String]) throws -> JSON {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        p.arguments = ["-sS", "--cacert", caFile, "-X", method, control + "/" + path]
+        p.arguments = ["-sS", "--cacert", caFile] + arguments
         let out = Pipe()
         p.standardOutput = out
         try p.run()
@@ -91,18 +95,7 @@ public final class SimulatorProcess: @unchecked Sendable {
     /// POSTs runtime settings (`/_sim/config`: latency, failure ratios, injection rules).
     @discardableResult
     public func configure(_ settings: JSON) throws -> JSON {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        p.arguments = [
-            "-sS", "--cacert", caFile, "-X", "POST", "-H", "content-type: application/json", "--data", settings.encoded(),
-            control + "/config",
-        ]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return try JSON.parse(String(decoding: data, as: UTF8.self))
+        try curl(["-X", "POST", "-H", "content-type: application/json", "--data", settings.encoded(), control + "/config"])
     }
 
     public func stop() {
