@@ -23,14 +23,16 @@ struct FanOutFailureTests {
         try PushRequest.parse(body, devicesEndpoint: false, headerProd: nil, now: now)
     }
 
-    /// `devices` installations on channel `c`, a push to them accepted and targeted (every page) at `now`.
-    func targetedPush(_ db: TestDatabase, app: App, devices: Int, now: Date) async throws -> PushStore.Accepted {
+    /// `devices` installations on channel `c`, then a push to them accepted and targeted (every page) at
+    /// `now`, taken after the installations are saved: leases are judged against the real clock by `DELETE`.
+    func targetedPush(_ db: TestDatabase, app: App, devices: Int) async throws -> (PushStore.Accepted, Date) {
         try await installs(db, app: app.appId, count: devices)
+        let now = Date()
         let accepted = try await db.ledger.pushes.request(
             try request(["channels": ["c"], "data": ["alert": "x"]], now: now), app: app, metadata: meta, now: now)
         let targeting = PushTargeting(store: db.ledger.events)
         while try await targeting.step(app: app, pushId: accepted.objectId, now: now) {}
-        return accepted
+        return (accepted, now)
     }
 
     func record(_ db: TestDatabase, _ app: String, _ id: String) async throws -> JSON {
@@ -194,8 +196,7 @@ struct FanOutFailureTests {
     func cancelKeepsInFlightOutcomes() async throws {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "a", appId: "cancel")
-        let now = Date()
-        let accepted = try await targetedPush(db, app: app, devices: 1200, now: now)
+        let (accepted, now) = try await targetedPush(db, app: app, devices: 1200)
         let batches = PushBatches(store: db.ledger.events)
         let leased = try #require(try await batches.claim(owner: "sender-1", now: now))
         try await db.ledger.pushes.delete(appId: app.appId, pushId: accepted.objectId, metadata: meta)
@@ -221,8 +222,7 @@ struct FanOutFailureTests {
     func handBack() async throws {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "a", appId: "handback")
-        let now = Date()
-        let accepted = try await targetedPush(db, app: app, devices: 10, now: now)
+        let (accepted, now) = try await targetedPush(db, app: app, devices: 10)
         let batches = PushBatches(store: db.ledger.events)
         let first = try #require(try await batches.claim(owner: "a", now: now))
         try await batches.record(first, outcomes: first.targets.indices.map { $0 < 4 ? .delivered : .notSent }, now: now)
@@ -242,8 +242,7 @@ struct FanOutFailureTests {
     func pushLevelFailure() async throws {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "a", appId: "topic")
-        let now = Date()
-        let accepted = try await targetedPush(db, app: app, devices: 700, now: now)
+        let (accepted, now) = try await targetedPush(db, app: app, devices: 700)
         let batches = PushBatches(store: db.ledger.events)
         let claim = try #require(try await batches.claim(owner: "a", now: now))
         let outcomes = claim.targets.indices.map { $0 < 2 ? TargetOutcome.failed(reason: "TopicDisallowed") : .notSent }
