@@ -42,7 +42,7 @@ public struct BatchSender: Sendable {
             return Result(outcomes: claim.targets.map { _ in .notSent }, pushFailure: "invalid payload: \(error)")
         }
         let plan = await BatchPlan.make(claim, request: request, data: data, app: app, providers: providers, logger: logger)
-        if let failure = plan.pushFailure { gate.stop(failure) }
+        if let failure = plan.pushFailure { gate.stop(.pushFailed(failure)) }
         var outcomes = [TargetOutcome](repeating: .notSent, count: claim.targets.count)
         await withTaskGroup(of: (Int, TargetOutcome).self) { group in
             var next = 0
@@ -63,7 +63,7 @@ public struct BatchSender: Sendable {
                 _ = dispatchNext()
             }
         }
-        return Result(outcomes: outcomes, pushFailure: plan.pushFailure ?? gate.pushFailure)
+        return Result(outcomes: outcomes, pushFailure: gate.pushFailure)
     }
 
     func deliver(
@@ -113,18 +113,8 @@ public struct BatchSender: Sendable {
         case .retryable(let reason, _):
             return .failed(reason: reason.description)
         case .expiredProviderToken(let reason), .permanent(let reason):
-            if reason.failsWholePush { gate?.stop("\(reason.providerName) refused the push: \(reason)") }
+            if reason.failsWholePush { gate?.stop(.pushFailed("\(reason.providerName) refused the push: \(reason)")) }
             return .failed(reason: reason.description)
         }
     }
-}
-
-extension DispatchGate {
-    /// The gate's reason when it names a push-level failure (not a cancel or a shutdown).
-    var pushFailure: String? {
-        guard let reason = stopReason, !reason.hasPrefix(DispatchGate.notAFailurePrefix) else { return nil }
-        return reason
-    }
-
-    static let notAFailurePrefix = "stopped: "
 }

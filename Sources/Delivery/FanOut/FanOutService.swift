@@ -189,7 +189,7 @@ public struct FanOutService: Service {
                         state == .cancelled || state == .failed
                     else { continue }
                     self.logger.info("push \(claim.pushId) is \(state.rawValue): dispatching stops")
-                    gate.stop(DispatchGate.notAFailurePrefix + state.rawValue)
+                    gate.stop(.jobEnded(state))
                 }
             }
             let value = await work()

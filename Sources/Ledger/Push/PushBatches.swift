@@ -35,7 +35,8 @@ public struct PushBatches: Sendable {
 
     public init(store: EventStore) { self.store = store }
 
-    /// Leases the oldest pending batch of a push that is still being sent. A batch whose job was cancelled or
+    /// Leases the oldest pending batch of a push that is still being sent. `'pending'` is an SQL literal, not a
+    /// parameter, so that a generic plan can use the partial index push_batches_pending. A batch whose job was cancelled or
     /// failed is never handed out, even when its earlier sender died holding it.
     public func claim(owner: String, lease: Duration = .seconds(30), now: Date = Date()) async throws -> BatchClaim? {
         let until = now.addingTimeInterval(Double(lease.components.seconds))
@@ -45,7 +46,7 @@ public struct PushBatches: Sendable {
                 attempts = b.attempts + 1
             FROM (SELECT b2.app_id, b2.push_id, b2.batch_no FROM push_batches b2
                   JOIN push_jobs j2 ON j2.app_id = b2.app_id AND j2.push_id = b2.push_id
-                  WHERE b2.state = \(BatchState.pending)
+                  WHERE b2.state = 'pending'
                     AND (b2.claimed_until IS NULL OR b2.claimed_until < \(now)::timestamptz)
                     AND j2.state IN (\(JobState.targeting), \(JobState.sending))
                   ORDER BY b2.created_at, b2.batch_no LIMIT 1 FOR UPDATE OF b2 SKIP LOCKED) c,

@@ -193,13 +193,8 @@ public struct PushStore: Sendable {
                 // Only batches no sender holds are cancelled here. A leased batch is being sent: its sender sees
                 // the job cancelled, sends none of its remaining targets, and records the outcomes of what was
                 // already in flight, so the record equals what the providers accepted (issue 13).
-                let pending = try await conn.query(
-                    """
-                    SELECT count(*) AS n FROM push_batches
-                    WHERE app_id = \(appId) AND push_id = \(pushId) AND state = \(BatchState.pending)
-                      AND (claimed_until IS NULL OR claimed_until < \(now)::timestamptz)
-                    """)[0].int("n")
-                try await PushWork.endJob(appId: appId, pushId: pushId, state: .cancelled, reason: nil, now: now, on: conn)
+                let pending = try await PushWork.endJob(
+                    appId: appId, pushId: pushId, state: .cancelled, reason: nil, now: now, on: conn)
                 events.append(NewEvent(PushEvent.cancelled, [
                     "objectId": .string(pushId), "at": .string(at), "previousState": .string(state.rawValue),
                     "cancelledBatches": .int(Int64(pending)),

@@ -17,20 +17,23 @@ public enum PushWork {
     }
 
     /// Ends a job for good (`failed` or `cancelled`): the batches no sender holds are cancelled; a leased one
-    /// is finished by its sender, which stops dispatching once it sees the job ended.
+    /// is finished by its sender, which stops dispatching once it sees the job ended. Returns how many
+    /// batches it cancelled.
+    @discardableResult
     static func endJob(appId: String, pushId: String, state: JobState, reason: String?, now: Date, on conn: PGConnection)
-        async throws
+        async throws -> Int
     {
-        try await conn.query(
+        let cancelled = try await conn.query(
             """
             UPDATE push_batches SET state = \(BatchState.cancelled)
             WHERE app_id = \(appId) AND push_id = \(pushId) AND state = \(BatchState.pending)
               AND (claimed_until IS NULL OR claimed_until < \(now)::timestamptz)
-            """)
+            """).affectedRows
         try await conn.query(
             """
             UPDATE push_jobs SET state = \(state), last_error = coalesce(\(reason), last_error)
             WHERE app_id = \(appId) AND push_id = \(pushId)
             """)
+        return cancelled
     }
 }
