@@ -107,7 +107,8 @@ let package = Package(
         ),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
-        .testTarget(name: "LedgerTests", dependencies: ["Ledger", "Postgres", "PushCore", "TestSupport", "PushLedgerServer"]),
+        .testTarget(
+            name: "LedgerTests", dependencies: ["Ledger", "Delivery", "Postgres", "PushCore", "TestSupport", "PushLedgerServer"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Ledger", "Postgres", "PushCore", "TestSupport"]),
         .target(name: "HTTP2TestSupport", path: "Tests/HTTP2TestSupport"),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "HTTP2TestSupport"]),

@@ -1,6 +1,7 @@
 import Ledger
 import Logging
 import Postgres
+import PushCore
 
 /// The ledger's parts wired together: one pool, the event store with its inline projections, the stores
 /// commands go through, and the asynchronous projections (run by `serve`, caught up by `rebuild`).
@@ -18,9 +19,12 @@ public struct LedgerComponents: Sendable {
         [AppProjection(), InstallationProjection(), NotificationProjection(), UsageProjection(), PushStatsProjection()]
     }
 
-    public init(databaseURL: String, maxConnections: Int = 16, logger: Logger = Logger(label: "pushledger")) {
+    public init(
+        databaseURL: String, maxConnections: Int = 16, clock: WallClock = .system,
+        logger: Logger = Logger(label: "pushledger")
+    ) {
         pool = PGPool(url: databaseURL, maxConnections: maxConnections, logger: logger)
-        events = EventStore(pool: pool, inlineProjections: Self.inlineProjections)
+        events = EventStore(pool: pool, inlineProjections: Self.inlineProjections, clock: clock)
         apps = AppStore(store: events)
         installations = InstallationStore(store: events)
         pushes = PushStore(store: events)

@@ -58,9 +58,11 @@ public final class ServerProcess: @unchecked Sendable {
         self.port = Int(port)
     }
 
-    public func stop() {
+    /// Stops the server with `signal` (SIGTERM by default, as a service manager does; SIGINT as Ctrl-C
+    /// does) and waits for it to exit.
+    public func stop(signal: Int32 = SIGTERM) {
         if process.isRunning {
-            process.terminate()
+            Foundation.kill(process.processIdentifier, signal)
             process.waitUntilExit()
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Ledger
 import Postgres
+import PushCore
 import PushLedgerServer
 
 /// A fresh, migrated database on the throw-away cluster that `scripts/test` starts
@@ -12,15 +13,15 @@ public struct TestDatabase: Sendable {
     public static var clusterURL: String? { ProcessInfo.processInfo.environment["PUSHLEDGER_TEST_PG"] }
     public static var isAvailable: Bool { clusterURL != nil }
 
-    /// Creates `t_<random>` and applies the migrations.
-    public static func make(migrate: Bool = true) async throws -> TestDatabase {
+    /// Creates `t_<random>` and applies the migrations. Every store reads the time from `clock`.
+    public static func make(migrate: Bool = true, clock: WallClock = .system) async throws -> TestDatabase {
         guard let base = clusterURL else { throw PGError(kind: .connection, message: "PUSHLEDGER_TEST_PG is not set") }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         let admin = try await PGConnection.connect(url: base + "/postgres")
         try await admin.execute(unsafeScript: "CREATE DATABASE \(name)")
         await admin.close()
         let url = base + "/" + name
-        let ledger = LedgerComponents(databaseURL: url, maxConnections: 12)
+        let ledger = LedgerComponents(databaseURL: url, maxConnections: 12, clock: clock)
         if migrate { try await LedgerMigrations.migrate(pool: ledger.pool) }
         return TestDatabase(url: url, ledger: ledger)
     }

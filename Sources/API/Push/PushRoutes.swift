@@ -31,7 +31,9 @@ public struct PushRoutes: Sendable {
         // payload is still held to the provider's size limit.
         let body = try await request.jsonObject(limit: devices ? APILimits.maxBodyBytes : APILimits.maxPushBodyBytes)
         let headerProd = HTTPField.Name("X-LC-Prod").flatMap { request.headers[$0] }
-        let parsed = try PushRequest.parse(body, devicesEndpoint: devices, headerProd: headerProd, now: Date())
+        // One instant judges the request's times and stamps its record.
+        let now = pushes.clock.now()
+        let parsed = try PushRequest.parse(body, devicesEndpoint: devices, headerProd: headerProd, now: now)
         if case .query(let whereJSON) = parsed.audience {
             // Refuse a bad query now rather than failing later in the fan-out.
             do {
@@ -40,7 +42,7 @@ public struct PushRoutes: Sendable {
                 throw LeanError(error.code, error.message)
             }
         }
-        let accepted = try await pushes.request(parsed, app: app, metadata: context.metadata(for: request))
+        let accepted = try await pushes.request(parsed, app: app, metadata: context.metadata(for: request), now: now)
         return JSONResponse.make(["objectId": .string(accepted.objectId), "createdAt": .string(accepted.createdAt)])
     }
 

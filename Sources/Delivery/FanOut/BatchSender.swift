@@ -24,7 +24,7 @@ public struct BatchSender: Sendable {
         public var pushFailure: String?
     }
 
-    func send(_ claim: BatchClaim, app: App, gate: DispatchGate, now: Date = Date()) async -> Result {
+    func send(_ claim: BatchClaim, app: App, gate: DispatchGate, now: Date) async -> Result {
         let request: PushRequest
         switch claim.request {
         case .success(let parsed): request = parsed

@@ -21,12 +21,13 @@ public struct FanOutService: Service {
     let owner: String
     let policy: FanOutFailurePolicy
     let held = HeldBatches()
+    /// The event store's clock: due times, expirations and leases are judged by it.
     let clock: WallClock
     let logger: Logger
 
     public init(events: EventStore, apps: AppStore, providers: ProviderRegistry, wakeups: WakeSignal, senders: Int = 4,
         batchLease: Duration = .seconds(30), policy: FanOutFailurePolicy = FanOutFailurePolicy(),
-        clock: WallClock = .system, logger: Logger = Logger(label: "pushledger.fanout")) {
+        logger: Logger = Logger(label: "pushledger.fanout")) {
         self.targeting = PushTargeting(store: events)
         self.batches = PushBatches(store: events)
         self.apps = apps
@@ -37,7 +38,7 @@ public struct FanOutService: Service {
         self.batchLease = batchLease
         self.owner = "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(RandomID.make(length: 8))"
         self.policy = policy
-        self.clock = clock
+        self.clock = events.clock
         self.logger = logger
     }
 

@@ -21,7 +21,7 @@ public final class AppStore: Sendable {
         }
         let key = appKey ?? RandomID.make(length: 24)
         let master = masterKey ?? RandomID.make(length: 24)
-        let now = LeanDate.format(Date())
+        let now = LeanDate.format(store.clock.now())
         try await store.write(appId: id, metadata: metadata, lockKeys: [AppEvent.stream]) { tx in
             guard try await tx.currentVersion(of: AppEvent.stream) == 0 else {
                 throw LeanError.invalidParameter("An app with id \(id) already exists.")

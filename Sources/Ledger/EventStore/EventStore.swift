@@ -13,10 +13,13 @@ public struct EventStore: Sendable {
     public static let notifyChannel = "pushledger_events"
     public let pool: PGPool
     public let inlineProjections: [any Projection]
+    /// Where every store built on this one reads the time, so that tests can move it.
+    public let clock: WallClock
 
-    public init(pool: PGPool, inlineProjections: [any Projection]) {
+    public init(pool: PGPool, inlineProjections: [any Projection], clock: WallClock = .system) {
         self.pool = pool
         self.inlineProjections = inlineProjections
+        self.clock = clock
     }
 
     /// Runs `body` in a transaction that holds the advisory locks for `lockKeys` (stream names, identity

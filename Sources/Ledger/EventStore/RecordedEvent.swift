@@ -10,6 +10,11 @@ public struct NewEvent: Sendable {
         self.type = type
         self.data = data
     }
+
+    /// A push stream's event, its data from the payload type of its kind.
+    public init(_ type: String, _ payload: some PushEventPayload) {
+        self.init(type, payload.json)
+    }
 }
 
 /// An event as stored in the log.

@@ -42,9 +42,10 @@ public struct InstallationStore: Sendable {
     }
 
     /// POST: creates an installation, or updates the one that already has this deviceToken/installationId.
-    public func save(appId: String, body: [String: JSON], metadata: EventMetadata, now: Date = Date()) async throws
+    public func save(appId: String, body: [String: JSON], metadata: EventMetadata, now: Date? = nil) async throws
         -> SaveResult
     {
+        let now = now ?? store.clock.now()
         let token = try body["deviceToken"].map { v throws(LeanError) -> String in
             guard let s = v.stringValue, InstallationFields.isValidDeviceToken(s) else {
                 throw .invalidDeviceToken("Invalid device token: an APNs device token is hexadecimal.")
@@ -130,9 +131,10 @@ public struct InstallationStore: Sendable {
 
     /// PUT: applies field sets and `__op` operations; answers the new updatedAt.
     public func update(appId: String, objectId: String, body: [String: JSON], metadata: EventMetadata,
-        now date: Date = Date()) async throws -> String
+        now date: Date? = nil) async throws -> String
     {
-        try await store.write(appId: appId, metadata: metadata, lockKeys: [InstallationEvent.stream(objectId)]) { tx in
+        let date = date ?? store.clock.now()
+        return try await store.write(appId: appId, metadata: metadata, lockKeys: [InstallationEvent.stream(objectId)]) { tx in
             guard let current = try await Self.load(objectId, appId: appId, on: tx.connection) else {
                 throw LeanError.notFound()
             }
@@ -149,7 +151,8 @@ public struct InstallationStore: Sendable {
     }
 
     /// DELETE one installation.
-    public func delete(appId: String, objectId: String, metadata: EventMetadata, now: Date = Date()) async throws {
+    public func delete(appId: String, objectId: String, metadata: EventMetadata, now: Date? = nil) async throws {
+        let now = now ?? store.clock.now()
         let stream = InstallationEvent.stream(objectId)
         try await store.write(appId: appId, metadata: metadata, lockKeys: [stream]) { tx in
             guard let current = try await Self.load(objectId, appId: appId, on: tx.connection) else {

@@ -19,9 +19,10 @@ public struct OpenStore: Sendable {
     }
 
     /// Records opens all or nothing, in one transaction.
-    public func record(appId: String, _ opens: [AppOpen], metadata: EventMetadata, now: Date = Date()) async throws
+    public func record(appId: String, _ opens: [AppOpen], metadata: EventMetadata, now: Date? = nil) async throws
         -> [Recorded]
     {
+        let now = now ?? store.clock.now()
         var resolved: [(AppOpen, String)] = []
         for open in opens {
             guard (open.at ?? now) <= now.addingTimeInterval(AppOpen.allowedClockSkew) else {
@@ -43,7 +44,7 @@ public struct OpenStore: Sendable {
         }
     }
 
-    public func record(appId: String, _ open: AppOpen, metadata: EventMetadata, now: Date = Date()) async throws
+    public func record(appId: String, _ open: AppOpen, metadata: EventMetadata, now: Date? = nil) async throws
         -> Recorded
     {
         try await record(appId: appId, [open], metadata: metadata, now: now)[0]

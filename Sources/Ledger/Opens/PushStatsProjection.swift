@@ -25,17 +25,19 @@ public struct PushStatsProjection: Projection {
         let stats = "\(schema).push_stats"
         switch event.type {
         case PushEvent.requested:
+            let requested = try PushRequested(json: d)
             try await conn.enqueue(
                 """
                 INSERT INTO \(unsafeRaw: stats) (app_id, push_id, notification_id, created_at)
-                VALUES (\(app), \(d["objectId"]?.stringValue), \(d["request"]?["notification_id"]?.stringValue),
-                        \(at)::timestamptz)
+                VALUES (\(app), \(requested.objectId), \(requested.request["notification_id"]?.stringValue),
+                        \(requested.at)::timestamptz)
                 """)
         case PushEvent.targeted:
+            let targeted = try PushTargeted(json: d)
             try await conn.enqueue(
                 """
-                UPDATE \(unsafeRaw: stats) SET devices = devices + \(Int64(d["targets"]?.arrayValue?.count ?? 0))
-                WHERE app_id = \(app) AND push_id = \(d["objectId"]?.stringValue)
+                UPDATE \(unsafeRaw: stats) SET devices = devices + \(Int64(targeted.targets.count))
+                WHERE app_id = \(app) AND push_id = \(targeted.objectId)
                 """)
         case PushEvent.batchDelivered:
             let b = try BatchDelivered(json: d)

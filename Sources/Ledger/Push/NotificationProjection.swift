@@ -29,19 +29,20 @@ public struct NotificationProjection: Projection {
         }
         switch event.type {
         case PushEvent.requested:
-            let request = d["request"] ?? [:]
+            let requested = try PushRequested(json: d)
+            let request = requested.request
             try await conn.enqueue(
                 """
                 INSERT INTO \(unsafeRaw: table) (app_id, object_id, notification_id, data, where_query, prod, status,
                     push_time, expiration_time, created_at, updated_at)
                 VALUES (\(event.appId), \(pushId), \(request["notification_id"]?.stringValue), \(request["data"] ?? [:])::jsonb,
                     \(request["where"] ?? [:])::jsonb, \(request["prod"]?.stringValue ?? "prod"),
-                    \(d["status"]?.stringValue ?? PushEvent.Status.inQueue),
+                    \(requested.status),
                     \(request["push_time"]?.stringValue)::timestamptz, \(request["expiration_time"]?.stringValue)::timestamptz,
                     \(at)::timestamptz, \(at)::timestamptz)
                 """)
         case PushEvent.targeted:
-            let count = Int64(d["targets"]?.arrayValue?.count ?? 0)
+            let count = Int64(try PushTargeted(json: d).targets.count)
             try await conn.enqueue(
                 """
                 UPDATE \(unsafeRaw: table) SET devices = devices + \(count), status = \(PushEvent.Status.inQueue),
@@ -75,7 +76,7 @@ public struct NotificationProjection: Projection {
         case PushEvent.expired:
             try await setStatus(PushEvent.Status.done)
         case PushEvent.quotaReached:
-            try await setStatus(d["status"]?.stringValue ?? PushEvent.Status.quotaReached(d["quota"]?.intValue ?? 0))
+            try await setStatus(try PushQuotaReached(json: d).status)
         case InstallationEvent.opened:
             try await conn.enqueue(
                 "UPDATE \(unsafeRaw: table) SET opens = opens + 1 WHERE app_id = \(event.appId) AND object_id = \(pushId)")

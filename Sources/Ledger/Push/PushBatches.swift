@@ -35,68 +35,30 @@ public struct PushBatches: Sendable {
 
     public init(store: EventStore) { self.store = store }
 
-    /// Leases the oldest pending batch of a push that is still being sent. `'pending'` is an SQL literal, not a
-    /// parameter, so that a generic plan can use the partial index push_batches_pending. A batch whose job was cancelled or
-    /// failed is never handed out, even when its earlier sender died holding it.
-    public func claim(owner: String, lease: Duration = .seconds(30), now: Date = Date()) async throws -> BatchClaim? {
-        let until = now.addingTimeInterval(Double(lease.components.seconds))
-        guard let row = try await store.pool.query(
-            """
-            UPDATE push_batches b SET claimed_by = \(owner), claimed_until = \(until)::timestamptz,
-                attempts = b.attempts + 1
-            FROM (SELECT b2.app_id, b2.push_id, b2.batch_no FROM push_batches b2
-                  JOIN push_jobs j2 ON j2.app_id = b2.app_id AND j2.push_id = b2.push_id
-                  WHERE b2.state = 'pending'
-                    AND (b2.claimed_until IS NULL OR b2.claimed_until < \(now)::timestamptz)
-                    AND j2.state IN (\(JobState.targeting), \(JobState.sending))
-                  ORDER BY b2.created_at, b2.batch_no LIMIT 1 FOR UPDATE OF b2 SKIP LOCKED) c,
-                 push_jobs j
-            WHERE b.app_id = c.app_id AND b.push_id = c.push_id AND b.batch_no = c.batch_no
-              AND j.app_id = b.app_id AND j.push_id = b.push_id
-            RETURNING b.app_id, b.push_id, b.batch_no, b.targets, b.attempts, j.request
-            """).first
-        else { return nil }
-        let targets = (try row.json("targets").arrayValue ?? []).compactMap(PushTarget.init(json:))
-        let stored = try row.json("request")
-        let request = Result { () throws(LeanError) -> PushRequest in try PushRequest.stored(stored) }
-        return BatchClaim(
-            appId: try row.string("app_id"), pushId: try row.string("push_id"), batchNo: try row.int("batch_no"),
-            owner: owner, targets: targets, request: request, attempts: try row.int("attempts"))
+    /// Leases the oldest pending batch of a push that is still being sent.
+    public func claim(owner: String, lease: Duration = .seconds(30), now: Date? = nil) async throws -> BatchClaim? {
+        let now = now ?? store.clock.now()
+        return try await FanOutStore.claim(owner: owner, until: now.adding(lease), now: now, on: store.pool)
     }
 
     /// The state of a push's job, read by senders to stop dispatching when it is cancelled or has failed.
     public func jobState(appId: String, pushId: String) async throws -> JobState? {
-        try await store.pool.query("SELECT state FROM push_jobs WHERE app_id = \(appId) AND push_id = \(pushId)")
-            .first?["state"].flatMap(JobState.init(rawValue:))
+        try await FanOutStore.state(appId: appId, pushId: pushId, on: store.pool)
     }
 
-    /// `flow_control` (SPEC §4.1): reserves `count` devices of the push's per-second budget, kept in the
-    /// database so that every process sending the push shares one budget. Returns when the reserved slot
-    /// starts (now or later): the caller waits until then.
+    /// `flow_control` (SPEC §4.1): reserves `count` devices of the push's per-second budget, shared by every
+    /// process sending the push. Returns when the reserved slot starts (now or later): the caller waits until
+    /// then.
     public func reserveFlow(appId: String, pushId: String, count: Int, rate: Int) async throws -> Date {
-        let seconds = Double(count) / Double(max(rate, 1))
-        let row = try await store.pool.query(
-            """
-            UPDATE push_jobs SET flow_next_at = greatest(flow_next_at, clock_timestamp())
-                + make_interval(secs => \(seconds))
-            WHERE app_id = \(appId) AND push_id = \(pushId)
-            RETURNING flow_next_at - make_interval(secs => \(seconds)) AS starts
-            """).first
-        return try row?.date("starts") ?? Date()
+        try await FanOutStore.reserveFlow(appId: appId, pushId: pushId, count: count, rate: rate, on: store.pool)
+            ?? store.clock.now()
     }
 
     /// Extends the lease of a batch its owner is still sending, so that a slow send (a provider timing out,
     /// an overloaded machine) is not mistaken for a dead sender and re-sent whole by another worker. Returns
     /// false when the batch was recorded or cancelled meanwhile, or another worker took it over.
-    public func renew(_ claim: BatchClaim, lease: Duration = .seconds(30), now: Date = Date()) async throws -> Bool {
-        let until = now.addingTimeInterval(Double(lease.components.seconds))
-        return try await !store.pool.query(
-            """
-            UPDATE push_batches SET claimed_until = \(until)::timestamptz
-            WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
-              AND claimed_by = \(claim.owner) AND state = \(BatchState.pending)
-            RETURNING batch_no
-            """).isEmpty
+    public func renew(_ claim: BatchClaim, lease: Duration = .seconds(30), now: Date? = nil) async throws -> Bool {
+        try await FanOutStore.renew(claim, until: (now ?? store.clock.now()).adding(lease), on: store.pool)
     }
 
     /// Records a batch's outcomes: one `PushBatchDelivered`, an `InstallationInvalidated` per dead token,
@@ -106,9 +68,10 @@ public struct PushBatches: Sendable {
     /// with that reason, and its batches no sender holds are cancelled. Returns false when the batch was
     /// already recorded or cancelled (another worker finished it after this one's lease expired).
     @discardableResult
-    public func record(_ claim: BatchClaim, outcomes: [TargetOutcome], pushFailure: String? = nil, now: Date = Date())
+    public func record(_ claim: BatchClaim, outcomes: [TargetOutcome], pushFailure: String? = nil, now: Date? = nil)
         async throws -> Bool
     {
+        let now = now ?? store.clock.now()
         precondition(outcomes.count == claim.targets.count)
         let stream = PushEvent.stream(claim.pushId)
         let invalid = zip(claim.targets, outcomes).compactMap { t, o -> (PushTarget, String, Date)? in
@@ -122,15 +85,8 @@ public struct PushBatches: Sendable {
             appId: claim.appId, metadata: .system("delivery"), lockKeys: [stream] + invalidStreams
         ) { tx in
             let conn = tx.connection
-            let state = try await conn.query(
-                """
-                SELECT state FROM push_batches
-                WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
-                """).first?["state"]
-            guard state == BatchState.pending.rawValue else { return false }
-            let jobState = try await conn.query(
-                "SELECT state FROM push_jobs WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId)"
-            ).first?["state"].flatMap(JobState.init(rawValue:)) ?? .done
+            guard try await FanOutStore.markRecorded(claim, on: conn) else { return false }
+            let jobState = try await FanOutStore.state(appId: claim.appId, pushId: claim.pushId, on: conn) ?? .done
             let live = !jobState.isTerminal && pushFailure == nil
             let at = LeanDate.format(now)
             var successes: Int64 = 0, ios: Int64 = 0, android: Int64 = 0, errors: Int64 = 0
@@ -160,41 +116,24 @@ public struct PushBatches: Sendable {
                 objectId: claim.pushId, batch: Int64(claim.batchNo), at: at, successes: successes, iosSuccesses: ios,
                 androidSuccesses: android, errors: errors, invalidTokens: Int64(invalid.count), reasons: reasons,
                 failures: failures, handedBack: handedBack.isEmpty ? nil : Int64(handedBack.count))
-            var events = [NewEvent(PushEvent.batchDelivered, delivered.json)]
-            try await conn.query(
-                """
-                UPDATE push_batches SET state = \(BatchState.done)
-                WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
-                """)
+            var events = [NewEvent(PushEvent.batchDelivered, delivered)]
             if !handedBack.isEmpty {
-                let number = try await conn.query(
-                    """
-                    UPDATE push_jobs SET batches = batches + 1 WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId)
-                    RETURNING batches - 1 AS n
-                    """)[0].int("n")
-                try await PushWork.insertBatch(
-                    appId: claim.appId, pushId: claim.pushId, number: number, targets: handedBack, on: conn)
+                try await FanOutStore.handBack(appId: claim.appId, pushId: claim.pushId, targets: handedBack, on: conn)
             }
             if let pushFailure, !jobState.isTerminal {
                 let status = FanOutFailurePolicy.status(pushFailure)
                 events.append(NewEvent(PushEvent.failed, PushFailedPayload(
-                    objectId: claim.pushId, at: at, status: status, reason: pushFailure, stage: "delivery").json))
-                try await PushWork.endJob(
-                    appId: claim.appId, pushId: claim.pushId, state: .failed, reason: pushFailure, now: now, on: conn)
-            } else {
-                let job = try await conn.query(
-                    """
-                    SELECT j.state, (SELECT count(*) FROM push_batches b WHERE b.app_id = j.app_id AND b.push_id = j.push_id
-                                     AND b.state = \(BatchState.pending)) AS pending
-                    FROM push_jobs j WHERE j.app_id = \(claim.appId) AND j.push_id = \(claim.pushId)
-                    """).first
-                if job?["state"] == JobState.sending.rawValue, job?["pending"] == "0" {
-                    events.append(NewEvent(PushEvent.completed, ["objectId": .string(claim.pushId), "at": .string(at)]))
-                    try await conn.query(
-                        """
-                        UPDATE push_jobs SET state = \(JobState.done)
-                        WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId)
-                        """)
+                    objectId: claim.pushId, at: at, status: status, reason: pushFailure, stage: "delivery")))
+                try await FanOutStore.end(
+                    appId: claim.appId, pushId: claim.pushId, from: jobState, by: .failed, reason: pushFailure, now: now,
+                    on: conn)
+            } else if !jobState.isTerminal {
+                let pending = try await FanOutStore.pendingBatches(appId: claim.appId, pushId: claim.pushId, on: conn) > 0
+                let next = try await FanOutStore.advance(
+                    appId: claim.appId, pushId: claim.pushId, from: jobState, by: .batchRecorded(batchesPending: pending),
+                    on: conn)
+                if next == .done, jobState != .done {
+                    events.append(NewEvent(PushEvent.completed, PushMilestone(objectId: claim.pushId, at: at)))
                 }
             }
             try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream), events)
@@ -229,7 +168,7 @@ public struct PushBatches: Sendable {
     {
         var data: [String: JSON] = [
             "objectId": .string(target.objectId), "token": .string(target.token), "reason": .string(reason),
-            "since": .string(LeanDate.format(since)), "at": .string(LeanDate.format(Date())),
+            "since": .string(LeanDate.format(since)), "at": .string(LeanDate.format(store.clock.now())),
         ]
         if !target.objectId.isEmpty {
             let row = try await tx.connection.query(

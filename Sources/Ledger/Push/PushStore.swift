@@ -9,6 +9,9 @@ public struct PushStore: Sendable {
 
     public init(store: EventStore) { self.store = store }
 
+    /// The time pushes are judged and stamped by.
+    public var clock: WallClock { store.clock }
+
     public struct Accepted: Sendable {
         public let objectId: String
         public let createdAt: String
@@ -16,9 +19,10 @@ public struct PushStore: Sendable {
 
     /// Records a push request. A `req_id` seen in the last five minutes answers the first request's
     /// objectId and records nothing.
-    public func request(_ request: PushRequest, app: App, metadata: EventMetadata, now: Date = Date()) async throws
+    public func request(_ request: PushRequest, app: App, metadata: EventMetadata, now: Date? = nil) async throws
         -> Accepted
     {
+        let now = now ?? store.clock.now()
         let reqKey = request.requestId.map { "req:\($0)" }
         let pushId = RandomID.make()
         let stream = PushEvent.stream(pushId)
@@ -54,56 +58,48 @@ public struct PushStore: Sendable {
                 return .refused(error)
             }
             if request.isScheduled {
-                let pending = try await conn.query(
-                    """
-                    SELECT count(*) AS n FROM push_jobs WHERE app_id = \(app.appId) AND state = \(JobState.scheduled)
-                    """)[0].int("n")
+                let pending = try await FanOutStore.scheduledCount(appId: app.appId, on: conn)
                 guard pending < app.intSetting("max_scheduled") else {
                     throw LeanError.invalidParameter(
                         "Too many scheduled pushes: at most \(app.intSetting("max_scheduled")) may wait at once.")
                 }
             }
-            var events = [NewEvent(PushEvent.requested, [
-                "objectId": .string(pushId), "request": request.json, "at": .string(at),
-                "status": .string(request.isScheduled ? PushEvent.Status.scheduled : PushEvent.Status.inQueue),
-            ])]
-            var state: JobState = request.isScheduled ? .scheduled : .targeting
-            var batches = 0
+            let status = request.isScheduled ? PushEvent.Status.scheduled : PushEvent.Status.inQueue
+            var events = [NewEvent(PushEvent.requested, PushRequested(
+                objectId: pushId, request: request.json, at: at, status: status))]
+            var listedTargets: [PushTarget]?
             if case .devices = request.audience, let expiration = request.expiration, expiration <= now {
                 // Expired before it could be sent (SPEC §4.7): recorded as such, nothing goes out.
-                events.append(NewEvent(PushEvent.expired, ["objectId": .string(pushId), "at": .string(at)]))
-                state = .done
+                events.append(NewEvent(PushEvent.expired, PushMilestone(objectId: pushId, at: at)))
             } else if case .devices(let platform, let ids) = request.audience {
                 var targets = try await Self.deviceTargets(appId: app.appId, platform: platform, ids: ids, on: conn)
                 // A list that crosses the daily quota is sent to as many as it allows, and the record says so.
                 let stopped = targets.count > remaining
                 if stopped { targets = Array(targets.prefix(Int(remaining))) }
-                events.append(NewEvent(PushEvent.targeted, [
-                    "objectId": .string(pushId), "batch": 0, "targets": .array(targets.map(\.json)), "at": .string(at),
-                ]))
-                events.append(NewEvent(PushEvent.targetingCompleted, [
-                    "objectId": .string(pushId), "devices": .int(Int64(targets.count)), "batches": 1, "at": .string(at),
-                ]))
+                events.append(NewEvent(PushEvent.targeted, PushTargeted(objectId: pushId, batch: 0, targets: targets, at: at)))
+                events.append(NewEvent(PushEvent.targetingCompleted, PushTargetingCompleted(
+                    objectId: pushId, devices: Int64(targets.count), batches: 1, at: at)))
                 if stopped {
-                    events.append(NewEvent(PushEvent.quotaReached, PushEvent.quotaReachedData(
-                        pushId: pushId, at: at, quota: app.intSetting("daily_push_quota"), devices: Int64(targets.count))))
+                    events.append(NewEvent(PushEvent.quotaReached, PushQuotaReached(
+                        objectId: pushId, at: at, quota: app.intSetting("daily_push_quota"), devices: Int64(targets.count))))
                 }
                 if targets.isEmpty {
-                    events.append(NewEvent(PushEvent.completed, ["objectId": .string(pushId), "at": .string(at)]))
-                    state = .done
-                } else {
-                    state = .sending
-                    batches = 1
-                    try await PushWork.insertBatch(appId: app.appId, pushId: pushId, number: 0, targets: targets, on: conn)
+                    events.append(NewEvent(PushEvent.completed, PushMilestone(objectId: pushId, at: at)))
                 }
+                listedTargets = targets
             }
+            let isListed: Bool
+            if case .devices = request.audience { isListed = true } else { isListed = false }
+            let state = JobState.initial(
+                scheduled: request.isScheduled, deviceTargets: listedTargets?.count, listed: isListed)
             try await tx.append(stream: stream, expectedVersion: 0, events)
-            try await conn.query(
-                """
-                INSERT INTO push_jobs (app_id, push_id, state, send_at, expires_at, request, batches)
-                VALUES (\(app.appId), \(pushId), \(state), \(request.isScheduled ? request.pushTime! : now)::timestamptz,
-                        \(request.expiration)::timestamptz, \(request.json)::jsonb, \(batches))
-                """)
+            let batches = state == .sending ? 1 : 0
+            try await FanOutStore.insertJob(
+                appId: app.appId, pushId: pushId, state: state, sendAt: request.isScheduled ? request.pushTime! : now,
+                expiresAt: request.expiration, request: request.json, batches: batches, on: conn)
+            if let listedTargets, state == .sending {
+                try await FanOutStore.insertBatch(appId: app.appId, pushId: pushId, number: 0, targets: listedTargets, on: conn)
+            }
             if let requestId = request.requestId {
                 try await conn.query(
                     """
@@ -159,12 +155,7 @@ public struct PushStore: Sendable {
 
     /// Cancels a scheduled push by its schedule id (`DELETE /1.1/scheduledPushMessages/:id`).
     public func cancelScheduled(appId: String, scheduleId: Int64, metadata: EventMetadata) async throws {
-        let found = try await store.pool.query(
-            """
-            SELECT push_id FROM push_jobs
-            WHERE app_id = \(appId) AND schedule_id = \(scheduleId) AND state = \(JobState.scheduled)
-            """)
-        guard let pushId = found.first?["push_id"] else { throw LeanError.notFound("No scheduled push with id \(scheduleId).") }
+        guard let pushId = try await FanOutStore.scheduledPushId(appId: appId, scheduleId: scheduleId, on: store.pool) else { throw LeanError.notFound("No scheduled push with id \(scheduleId).") }
         try await cancel(appId: appId, pushId: pushId, onlyScheduled: true, delete: false, metadata: metadata)
     }
 
@@ -183,24 +174,21 @@ public struct PushStore: Sendable {
             let exists = try await conn.query(
                 "SELECT 1 FROM notifications WHERE app_id = \(appId) AND object_id = \(pushId)").count == 1
             guard version > 0, exists else { throw LeanError.notFound("No push with id \(pushId).") }
-            let job = try await conn.query("SELECT state FROM push_jobs WHERE app_id = \(appId) AND push_id = \(pushId)").first
-            let state = job?["state"].flatMap(JobState.init(rawValue:)) ?? .done
+            let state = try await FanOutStore.state(appId: appId, pushId: pushId, on: conn) ?? .done
             if onlyScheduled && state != .scheduled { throw LeanError.notFound("The push is no longer scheduled.") }
-            let now = Date()
+            let now = store.clock.now()
             let at = LeanDate.format(now)
             var events: [NewEvent] = []
-            if !state.isTerminal {
-                // Only batches no sender holds are cancelled here. A leased batch is being sent: its sender sees
-                // the job cancelled, sends none of its remaining targets, and records the outcomes of what was
-                // already in flight, so the record equals what the providers accepted (issue 13).
-                let pending = try await PushWork.endJob(
-                    appId: appId, pushId: pushId, state: .cancelled, reason: nil, now: now, on: conn)
-                events.append(NewEvent(PushEvent.cancelled, [
-                    "objectId": .string(pushId), "at": .string(at), "previousState": .string(state.rawValue),
-                    "cancelledBatches": .int(Int64(pending)),
-                ]))
+            // Only batches no sender holds are cancelled here. A leased batch is being sent: its sender sees the
+            // job cancelled, sends none of its remaining targets, and records the outcomes of what was already in
+            // flight, so the record equals what the providers accepted.
+            if let cancelled = try await FanOutStore.end(
+                appId: appId, pushId: pushId, from: state, by: .cancelled, reason: nil, now: now, on: conn)
+            {
+                events.append(NewEvent(PushEvent.cancelled, PushCancelled(
+                    objectId: pushId, at: at, previousState: state.rawValue, cancelledBatches: Int64(cancelled))))
             }
-            if delete { events.append(NewEvent(PushEvent.deleted, ["objectId": .string(pushId), "at": .string(at)])) }
+            if delete { events.append(NewEvent(PushEvent.deleted, PushMilestone(objectId: pushId, at: at))) }
             try await tx.append(stream: stream, expectedVersion: version, events)
         }
     }
@@ -222,16 +210,10 @@ public struct PushStore: Sendable {
 
     /// LeanCloud's `scheduledPushMessages` shape.
     public func scheduled(appId: String) async throws -> [JSON] {
-        try await store.pool.query(
-            """
-            SELECT schedule_id, send_at, request, created_at FROM push_jobs
-            WHERE app_id = \(appId) AND state = \(JobState.scheduled) ORDER BY send_at, schedule_id
-            """
-        ).map { row in
-            let sendAt = try row.date("send_at")
-            return [
-                "id": .int(try row.int64("schedule_id")), "expire_time": .int(LeanDate.unixMilliseconds(sendAt)),
-                "push_msg": try row.json("request"), "createdAt": .string(LeanDate.format(try row.date("created_at"))),
+        try await FanOutStore.scheduledJobs(appId: appId, on: store.pool).map { job in
+            [
+                "id": .int(job.scheduleId), "expire_time": .int(LeanDate.unixMilliseconds(job.sendAt)),
+                "push_msg": job.request, "createdAt": .string(LeanDate.format(job.createdAt)),
             ]
         }
     }

@@ -14,18 +14,9 @@ public struct PushTargeting: Sendable {
         self.pageSize = pageSize
     }
 
-    /// Pushes whose time has come and which still need targeting. A job that failed waits out its backoff
-    /// (its `send_at` moved), so it never stands in front of the others.
-    public func dueJobs(now: Date, limit: Int = 16) async throws -> [(appId: String, pushId: String)] {
-        // The states are SQL literals, not parameters: only then can a generic plan prove the partial index
-        // push_jobs_due's predicate (they are JobState.due).
-        try await store.pool.query(
-            """
-            SELECT app_id, push_id FROM push_jobs
-            WHERE state IN ('scheduled', 'targeting') AND send_at <= \(now)::timestamptz
-            ORDER BY send_at LIMIT \(limit)
-            """
-        ).map { (try $0.string("app_id"), try $0.string("push_id")) }
+    /// Pushes whose time has come and which still need targeting (oldest first).
+    public func dueJobs(now: Date? = nil, limit: Int = 16) async throws -> [(appId: String, pushId: String)] {
+        try await FanOutStore.dueJobs(now: now ?? store.clock.now(), limit: limit, on: store.pool)
     }
 
     /// Records that targeting `pushId` raised `error`, as `policy` decides: moved back by a backoff, or ended
@@ -33,37 +24,32 @@ public struct PushTargeting: Sendable {
     @discardableResult
     public func recordFailure(
         appId: String, pushId: String, error: any Error, policy: FanOutFailurePolicy = FanOutFailurePolicy(),
-        now: Date = Date(), random: Double = Double.random(in: 0..<1)
+        now: Date? = nil, random: Double = Double.random(in: 0..<1)
     ) async throws -> FanOutFailurePolicy.Decision {
+        let now = now ?? store.clock.now()
         let stream = PushEvent.stream(pushId)
         let reason = FanOutError.reason(of: error)
         return try await store.write(appId: appId, metadata: .system("fan-out"), lockKeys: [stream]) { tx in
             let conn = tx.connection
-            guard let job = try await conn.query(
-                "SELECT state, attempts FROM push_jobs WHERE app_id = \(appId) AND push_id = \(pushId)").first,
-                let state = job["state"].flatMap(JobState.init(rawValue:)), !state.isTerminal
+            guard let job = try await FanOutStore.targetingJob(appId: appId, pushId: pushId, now: now, on: conn),
+                !job.state.isTerminal
             else { return .wait }
-            let decision = policy.decide(
-                kind: FanOutError.kind(of: error), reason: reason, attempts: try job.int("attempts"), random: random)
+            let decision = policy.decide(kind: FanOutError.kind(of: error), reason: reason, attempts: job.attempts, random: random)
             switch decision {
             case .wait:
                 break
             case .retry(let delay, let attempts):
-                let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-                try await conn.query(
-                    """
-                    UPDATE push_jobs SET attempts = \(attempts), last_error = \(reason),
-                        send_at = \(now.addingTimeInterval(seconds))::timestamptz
-                    WHERE app_id = \(appId) AND push_id = \(pushId)
-                    """)
+                try await FanOutStore.postpone(
+                    appId: appId, pushId: pushId, from: job.state, attempts: attempts, reason: reason,
+                    until: now.adding(delay), on: conn)
             case .fail(let status):
                 try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream), [
                     NewEvent(PushEvent.failed, PushFailedPayload(
-                        objectId: pushId, at: LeanDate.format(now), status: status, reason: reason, stage: "targeting").json)
+                        objectId: pushId, at: LeanDate.format(now), status: status, reason: reason, stage: "targeting"))
                 ])
-                try await conn.query(
-                    "UPDATE push_jobs SET attempts = attempts + 1 WHERE app_id = \(appId) AND push_id = \(pushId)")
-                try await PushWork.endJob(appId: appId, pushId: pushId, state: .failed, reason: reason, now: now, on: conn)
+                try await FanOutStore.end(
+                    appId: appId, pushId: pushId, from: job.state, by: .failed, reason: reason, countsAttempt: true,
+                    now: now, on: conn)
             }
             return decision
         }
@@ -71,43 +57,40 @@ public struct PushTargeting: Sendable {
 
     /// Targets one page of a push. Returns true while more pages remain.
     @discardableResult
-    public func step(app: App, pushId: String, now: Date = Date()) async throws -> Bool {
+    public func step(app: App, pushId: String, now: Date? = nil) async throws -> Bool {
+        let now = now ?? store.clock.now()
         let stream = PushEvent.stream(pushId)
         let metadata = EventMetadata.system("fan-out")
         // The `limits` lock makes the daily quota exact when several pushes of the app target at once.
         let lockKeys = [stream, UsageEvent.limitsStream]
         return try await store.write(appId: app.appId, metadata: metadata, lockKeys: lockKeys) { tx in
             let conn = tx.connection
-            guard let job = try await conn.query(
-                """
-                SELECT state, send_at <= \(now)::timestamptz AS due, expires_at <= \(now)::timestamptz AS expired,
-                    request, cursor_object_id, batches, targeted
-                FROM push_jobs WHERE app_id = \(app.appId) AND push_id = \(pushId)
-                """).first,
-                let state = job["state"].flatMap(JobState.init(rawValue:)), JobState.due.contains(state),
-                // Compared in SQL, where both instants have the same microsecond precision.
-                job["due"] == "t"
+            guard let job = try await FanOutStore.targetingJob(appId: app.appId, pushId: pushId, now: now, on: conn),
+                JobState.due.contains(job.state), job.due
             else { return false }
-            let request = try PushRequest.stored(try job.json("request"))
+            let request = try PushRequest.stored(job.request)
             let at = LeanDate.format(now)
-            let base: [String: JSON] = ["objectId": .string(pushId), "at": .string(at)]
             let version = try await tx.currentVersion(of: stream)
 
-            if job["expired"] == "t" {
-                try await tx.append(stream: stream, expectedVersion: version, [NewEvent(PushEvent.expired, .object(base))])
-                try await finish(app.appId, pushId, state: .done, on: conn)
+            if job.expired {
+                try await tx.append(stream: stream, expectedVersion: version, [
+                    NewEvent(PushEvent.expired, PushMilestone(objectId: pushId, at: at))
+                ])
+                try await FanOutStore.advance(appId: app.appId, pushId: pushId, from: job.state, by: .expired, on: conn)
                 return false
             }
             guard case .query(let whereJSON) = request.audience else { return false }
             let condition = try Self.targetCondition(app: app, whereJSON: whereJSON, now: now)
-            let cursor = job["cursor_object_id"]
+            let cursor = job.cursor
             if cursor == nil, request.prod == "dev" {
                 let total = try await conn.query("SELECT count(*) AS n FROM installations WHERE \(condition)")[0].int("n")
                 if total > PushEvent.devProfileLimit {
                     let failed = PushFailedPayload(
                         objectId: pushId, at: at, status: PushEvent.Status.devLimit, devices: Int64(total))
-                    try await tx.append(stream: stream, expectedVersion: version, [NewEvent(PushEvent.failed, failed.json)])
-                    try await finish(app.appId, pushId, state: .done, on: conn)
+                    try await tx.append(stream: stream, expectedVersion: version, [NewEvent(PushEvent.failed, failed)])
+                    try await FanOutStore.end(
+                        appId: app.appId, pushId: pushId, from: job.state, by: .failed, reason: failed.status, now: now,
+                        on: conn)
                     return false
                 }
             }
@@ -139,46 +122,28 @@ public struct PushTargeting: Sendable {
             if pushData.usesBadgeIncrement(for: .ios) {
                 targets = try await incrementBadges(targets, tx: tx, at: at)
             }
-            let batchNo = try job.int("batches")
+            let batchNo = job.batches
             if !targets.isEmpty {
-                var targeted = base
-                targeted["batch"] = .int(Int64(batchNo))
-                targeted["targets"] = .array(targets.map(\.json))
-                events.append(NewEvent(PushEvent.targeted, .object(targeted)))
-                try await PushWork.insertBatch(appId: app.appId, pushId: pushId, number: batchNo, targets: targets, on: conn)
+                events.append(NewEvent(PushEvent.targeted, PushTargeted(
+                    objectId: pushId, batch: Int64(batchNo), targets: targets, at: at)))
+                try await FanOutStore.insertBatch(appId: app.appId, pushId: pushId, number: batchNo, targets: targets, on: conn)
             }
             let batches = batchNo + (targets.isEmpty ? 0 : 1)
-            let devices = try job.int64("targeted") + Int64(targets.count)
+            let devices = job.targeted + Int64(targets.count)
             let more = allowed > 0 && rows.count == allowed
-            var nextState = JobState.targeting
+            let next = try await FanOutStore.recordPage(
+                appId: app.appId, pushId: pushId, from: job, morePages: more, cursor: rows.last?["object_id"] ?? cursor,
+                batches: batches, targeted: devices, on: conn)
             if !more {
-                var completed = base
-                completed["devices"] = .int(devices)
-                completed["batches"] = .int(Int64(batches))
-                events.append(NewEvent(PushEvent.targetingCompleted, .object(completed)))
+                events.append(NewEvent(PushEvent.targetingCompleted, PushTargetingCompleted(
+                    objectId: pushId, devices: devices, batches: Int64(batches), at: at)))
                 if stopsAtQuota {
-                    events.append(NewEvent(PushEvent.quotaReached,
-                        PushEvent.quotaReachedData(pushId: pushId, at: at, quota: quota, devices: devices)))
+                    events.append(NewEvent(PushEvent.quotaReached, PushQuotaReached(
+                        objectId: pushId, at: at, quota: quota, devices: devices)))
                 }
-                let pending = try await conn.query(
-                    """
-                    SELECT count(*) AS n FROM push_batches
-                    WHERE app_id = \(app.appId) AND push_id = \(pushId) AND state = \(BatchState.pending)
-                    """)[0].int("n")
-                if pending == 0 {
-                    events.append(NewEvent(PushEvent.completed, .object(base)))
-                    nextState = .done
-                } else {
-                    nextState = .sending
-                }
+                if next == .done { events.append(NewEvent(PushEvent.completed, PushMilestone(objectId: pushId, at: at))) }
             }
             try await tx.append(stream: stream, expectedVersion: version, events)
-            try await conn.query(
-                """
-                UPDATE push_jobs SET state = \(nextState), cursor_object_id = \(rows.last?["object_id"] ?? cursor),
-                    batches = \(batches), targeted = \(devices)
-                WHERE app_id = \(app.appId) AND push_id = \(pushId)
-                """)
             return more
         }
     }
@@ -226,9 +191,5 @@ public struct PushTargeting: Sendable {
             if let b = newBadge[t.objectId] { t.badge = b }
             return t
         }
-    }
-
-    private func finish(_ appId: String, _ pushId: String, state: JobState, on conn: PGConnection) async throws {
-        try await conn.query("UPDATE push_jobs SET state = \(state) WHERE app_id = \(appId) AND push_id = \(pushId)")
     }
 }

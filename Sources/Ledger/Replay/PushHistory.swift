@@ -6,23 +6,31 @@ struct PushHistory: Sendable {
     let events: [TimedEvent]
     let requested: TimedEvent
     let request: PushRequest
+    /// The `PushTargeted` events, in order, with their data.
+    private let targeted: [(event: TimedEvent, data: PushTargeted)]
+    /// The `PushBatchDelivered` events, in order, with their data.
+    private let delivered: [(event: TimedEvent, data: BatchDelivered)]
+    private let failed: PushFailedPayload?
 
     init?(_ events: [TimedEvent]) throws {
         guard let requested = events.first(where: { $0.event.type == PushEvent.requested }) else { return nil }
         self.events = events
         self.requested = requested
-        self.request = try PushRequest.stored(requested.event.data["request"] ?? [:])
+        self.request = try PushRequest.stored(try PushRequested(json: requested.event.data).request)
+        targeted = try events.filter { $0.event.type == PushEvent.targeted }.map { ($0, try PushTargeted(json: $0.event.data)) }
+        delivered = try events.filter { $0.event.type == PushEvent.batchDelivered }
+            .map { ($0, try BatchDelivered(json: $0.event.data)) }
+        failed = try events.first { $0.event.type == PushEvent.failed }.map { try PushFailedPayload(json: $0.event.data) }
     }
-
-    private var targeted: [TimedEvent] { events.filter { $0.event.type == PushEvent.targeted } }
 
     /// The `PushTargeted` batch that holds the installation (by objectId, or by token for a `/push/devices`
     /// target whose installation was unknown when it was requested).
     func batch(objectId: String, token: String?) -> (number: Int, event: TimedEvent)? {
-        for e in targeted {
-            let targets = (e.event.data["targets"]?.arrayValue ?? []).compactMap(PushTarget.init(json:))
-            let hit = targets.contains { $0.objectId == objectId || ($0.objectId.isEmpty && token != nil && $0.token == token) }
-            if hit { return (Int(e.event.data["batch"]?.intValue ?? 0), e) }
+        for (event, data) in targeted {
+            let hit = data.targets.contains {
+                $0.objectId == objectId || ($0.objectId.isEmpty && token != nil && $0.token == token)
+            }
+            if hit { return (Int(data.batch), event) }
         }
         return nil
     }
@@ -30,7 +38,7 @@ struct PushHistory: Sendable {
     /// When the installation was (or would have been) targeted, and which event says so.
     func instant(batch: (number: Int, event: TimedEvent)?) -> (at: Date, source: String) {
         if let batch { return (batch.event.at, "PushTargeted batch \(batch.number)") }
-        if let first = targeted.first { return (first.at, "PushTargeted batch \(first.event.data["batch"]?.intValue ?? 0)") }
+        if let first = targeted.first { return (first.event.at, "PushTargeted batch \(first.data.batch)") }
         for type in [PushEvent.targetingCompleted, PushEvent.expired, PushEvent.failed] {
             if let e = events.first(where: { $0.event.type == type }) { return (e.at, type) }
         }
@@ -40,12 +48,11 @@ struct PushHistory: Sendable {
 
     /// The outcome the log records for a target of `batch` known by `keys` (objectId, token).
     func outcome(batch: Int, keys: [String]) -> Explanation.Delivery {
-        for e in events where e.event.type == PushEvent.batchDelivered && e.event.data["batch"]?.intValue == Int64(batch) {
-            let failures = e.event.data["failures"]?.objectValue ?? [:]
-            if let reason = keys.lazy.compactMap({ failures[$0]?.stringValue }).first {
-                return .failed(batch: batch, reason: reason, at: e.at)
+        for (event, data) in delivered where data.batch == Int64(batch) {
+            if let reason = keys.lazy.compactMap({ data.failures[$0] }).first {
+                return .failed(batch: batch, reason: reason, at: event.at)
             }
-            return .delivered(batch: batch, at: e.at)
+            return .delivered(batch: batch, at: event.at)
         }
         if events.contains(where: { $0.event.type == PushEvent.cancelled }) { return .cancelled(batch: batch) }
         return .pending(batch: batch)
@@ -53,9 +60,7 @@ struct PushHistory: Sendable {
 
     /// Why nothing was sent to a matching installation, when the log says.
     var notTargetedNote: String? {
-        if let failed = events.first(where: { $0.event.type == PushEvent.failed }) {
-            return "the push failed: \(failed.event.data["status"]?.stringValue ?? "")"
-        }
+        if let failed { return "the push failed: \(failed.status)" }
         if events.contains(where: { $0.event.type == PushEvent.expired }) { return "the push expired before it was sent" }
         if events.contains(where: { $0.event.type == PushEvent.quotaReached }) { return "the daily quota stopped targeting" }
         if events.contains(where: { $0.event.type == PushEvent.cancelled }) { return "the push was cancelled" }

@@ -36,7 +36,8 @@ public struct RetentionJob: Sendable {
         }
     }
 
-    public func run(now: Date = Date()) async throws -> Report {
+    public func run(now: Date? = nil) async throws -> Report {
+        let now = now ?? store.clock.now()
         var report = Report()
         let apps = try await store.pool.query("SELECT app_id, settings FROM apps ORDER BY app_id")
         for row in apps {
@@ -91,35 +92,21 @@ public struct RetentionJob: Sendable {
     }
 
     private func expireScheduled(_ app: String, now: Date) async throws -> Int {
-        let ids = try await store.pool.query(
-            """
-            SELECT push_id FROM push_jobs
-            WHERE app_id = \(app) AND state = 'scheduled' AND expires_at <= \(now)::timestamptz ORDER BY push_id
-            """).map { try $0.string("push_id") }
+        let ids = try await FanOutStore.expiredScheduled(appId: app, now: now, on: store.pool)
         var count = 0
         for id in ids {
             let stream = PushEvent.stream(id)
             count += try await store.write(appId: app, metadata: metadata, lockKeys: [stream]) { tx in
-                let still = try await tx.connection.query(
-                    """
-                    UPDATE push_jobs SET state = 'done'
-                    WHERE app_id = \(app) AND push_id = \(id) AND state = 'scheduled' AND expires_at <= \(now)::timestamptz
-                    RETURNING push_id
-                    """)
-                guard !still.isEmpty else { return 0 }
+                guard try await FanOutStore.expireScheduled(appId: app, pushId: id, now: now, on: tx.connection) else {
+                    return 0
+                }
                 try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
-                    [NewEvent(PushEvent.expired, ["objectId": .string(id), "at": .string(LeanDate.format(now))])])
+                    [NewEvent(PushEvent.expired, PushMilestone(objectId: id, at: LeanDate.format(now)))])
                 return 1
             }
         }
         return count
     }
-
-    /// No batch of the push is still being sent (a push stopped at the quota says so before its last batch).
-    static let workFinished = PGQuery(unsafeSQL: """
-        NOT EXISTS (SELECT 1 FROM push_jobs j WHERE j.app_id = n.app_id AND j.push_id = n.object_id
-                    AND j.state NOT IN ('done', 'cancelled'))
-        """)
 
     /// Finished records only: a push still scheduled or being sent keeps its record whatever its age.
     private func purgePushes(_ app: String, before cutoff: Date, now: Date) async throws -> Int {
@@ -128,7 +115,7 @@ public struct RetentionJob: Sendable {
             """
             SELECT object_id FROM notifications n
             WHERE app_id = \(app) AND created_at < \(cutoff)::timestamptz AND status <> ALL(\(unfinished)::text[])
-              AND \(Self.workFinished)
+              AND \(FanOutStore.workFinished)
             ORDER BY object_id
             """).map { try $0.string("object_id") }
         var count = 0
@@ -140,13 +127,12 @@ public struct RetentionJob: Sendable {
                     """
                     SELECT 1 AS one FROM notifications n
                     WHERE app_id = \(app) AND object_id = \(id) AND created_at < \(cutoff)::timestamptz
-                      AND status <> ALL(\(unfinished)::text[]) AND \(Self.workFinished)
+                      AND status <> ALL(\(unfinished)::text[]) AND \(FanOutStore.workFinished)
                     """)
                 guard !still.isEmpty else { return 0 }
                 try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
-                    [NewEvent(PushEvent.purged, ["objectId": .string(id), "at": .string(LeanDate.format(now))])])
-                try await conn.query("DELETE FROM push_batches WHERE app_id = \(app) AND push_id = \(id)")
-                try await conn.query("DELETE FROM push_jobs WHERE app_id = \(app) AND push_id = \(id)")
+                    [NewEvent(PushEvent.purged, PushMilestone(objectId: id, at: LeanDate.format(now)))])
+                try await FanOutStore.remove(appId: app, pushId: id, on: conn)
                 return 1
             }
         }

@@ -17,6 +17,61 @@ public enum JobState: String, Sendable, CaseIterable {
 
     /// States the targeting loop picks up once `send_at` has come.
     public static let due: [JobState] = [.scheduled, .targeting]
+
+    /// States whose batches are handed to senders.
+    public static let sendable: [JobState] = [.targeting, .sending]
+
+    /// The state a push starts in: a scheduled one waits for its time; one sent to a device list is targeted
+    /// as it is accepted (`targets` is how many it found, nil when it expired first); any other is targeted
+    /// by the loop.
+    public static func initial(scheduled: Bool, deviceTargets: Int?, listed: Bool) -> JobState {
+        if scheduled { return .scheduled }
+        guard listed else { return .targeting }
+        guard let deviceTargets, deviceTargets > 0 else { return .done }
+        return .sending
+    }
+
+    /// The state after `event`, or nil when the event does not apply in this state (a late outcome for a
+    /// push already ended, a second cancel): the caller then changes nothing. Pure, so every transition of
+    /// the fan-out is tested without a database.
+    public func after(_ event: JobEvent) -> JobState? {
+        if isTerminal { return nil }
+        switch event {
+        case .pageTargeted(let morePages, let batchesPending):
+            guard JobState.due.contains(self) else { return nil }
+            if morePages { return .targeting }
+            return batchesPending ? .sending : .done
+        case .expired:
+            return JobState.due.contains(self) ? .done : nil
+        case .batchRecorded(let batchesPending):
+            // While targeting goes on, a recorded batch changes nothing: the last page decides.
+            guard self == .sending else { return self == .targeting ? .targeting : nil }
+            return batchesPending ? .sending : .done
+        case .retryLater:
+            return JobState.due.contains(self) ? self : nil
+        case .cancelled:
+            return .cancelled
+        case .failed:
+            return .failed
+        }
+    }
+}
+
+/// What happens to a push's job; `JobState.after(_:)` says where it leads.
+public enum JobEvent: Sendable, Equatable {
+    /// A page of targets was written; `morePages` when the audience is not exhausted, `batchesPending` when
+    /// some batch still waits to be sent.
+    case pageTargeted(morePages: Bool, batchesPending: Bool)
+    /// Its expiration came before it was targeted.
+    case expired
+    /// A batch's outcomes were recorded.
+    case batchRecorded(batchesPending: Bool)
+    /// Targeting failed and will be tried again after a backoff.
+    case retryLater
+    /// Cancelled or deleted by its owner.
+    case cancelled
+    /// Ended with a reason: no retries left, a push-level provider refusal, the dev-profile limit.
+    case failed
 }
 
 /// A leased unit of delivery (`push_batches.state`).

@@ -37,12 +37,4 @@ public enum PushEvent {
     /// Above this many targets a `prod: dev` push is refused (SPEC §4.3).
     public static let devProfileLimit = 20_000
     public static let batchSize = 500
-
-    /// `PushQuotaReached` data: `{"objectId","at","quota","devices","status"}`.
-    public static func quotaReachedData(pushId: String, at: String, quota: Int64, devices: Int64) -> JSON {
-        [
-            "objectId": .string(pushId), "at": .string(at), "quota": .int(quota), "devices": .int(devices),
-            "status": .string(Status.quotaReached(quota)),
-        ]
-    }
 }

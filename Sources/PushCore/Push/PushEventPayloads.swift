@@ -1,20 +1,78 @@
 import Foundation
 
-/// The data of the push events the fan-out writes, as types shared by the writers and every projection,
-/// so that a key is spelt once and a missing count is a decoding error, not a silent `?? 0`.
-public protocol PushEventPayload: Codable, Sendable {}
+/// The data of a push stream's events (`PushEvent`), one type per event kind, shared by the writers and
+/// every projection, so that a key is spelt once and a missing field is a decoding error, not a silent
+/// `?? 0`. Fields added in later versions are optional, so the log's older events still read.
+public protocol PushEventPayload: Codable, Sendable {
+    /// The push (`push:<objectId>` is its stream).
+    var objectId: String { get }
+    /// The event data.
+    var json: JSON { get }
+}
 
 extension PushEventPayload {
-    /// The event data.
     public var json: JSON {
-        // Encoding a struct of strings and integers cannot fail.
+        // Encoding a struct of strings, integers and JSON values cannot fail.
         let data = try! JSONEncoder().encode(self)
         return (try? JSON.parse(Array(data))) ?? .null
     }
 
-    /// Reads event data written by `json` (or by earlier versions, which used the same keys).
+    /// Reads event data written by `json`.
     public init(json: JSON) throws {
         self = try JSONDecoder().decode(Self.self, from: Data(json.encoded().utf8))
+    }
+}
+
+/// `PushRequested`: the request as stored (`PushRequest.json`) and the record's first status.
+public struct PushRequested: PushEventPayload, Equatable {
+    public var objectId: String
+    public var request: JSON
+    public var at: String
+    public var status: String
+
+    public init(objectId: String, request: JSON, at: String, status: String) {
+        self.objectId = objectId
+        self.request = request
+        self.at = at
+        self.status = status
+    }
+}
+
+/// `PushTargeted`: one page of targets, which becomes batch `batch`.
+public struct PushTargeted: PushEventPayload, Equatable {
+    public var objectId: String
+    public var batch: Int64
+    public var targets: [PushTarget]
+    public var at: String
+
+    public init(objectId: String, batch: Int64, targets: [PushTarget], at: String) {
+        self.objectId = objectId
+        self.batch = batch
+        self.targets = targets
+        self.at = at
+    }
+
+    /// Built by hand: this is the fan-out's largest event (500 targets), written once per page.
+    public var json: JSON {
+        [
+            "objectId": .string(objectId), "batch": .int(batch), "targets": .array(targets.map(\.json)),
+            "at": .string(at),
+        ]
+    }
+}
+
+/// `PushTargetingCompleted`: the audience is exhausted.
+public struct PushTargetingCompleted: PushEventPayload, Equatable {
+    public var objectId: String
+    public var devices: Int64
+    public var batches: Int64
+    public var at: String
+
+    public init(objectId: String, devices: Int64, batches: Int64, at: String) {
+        self.objectId = objectId
+        self.devices = devices
+        self.batches = batches
+        self.at = at
     }
 }
 
@@ -75,5 +133,51 @@ public struct PushFailedPayload: PushEventPayload, Equatable {
         self.reason = reason
         self.stage = stage
         self.devices = devices
+    }
+}
+
+/// `PushQuotaReached`: the daily quota stopped targeting; what was targeted is still sent.
+public struct PushQuotaReached: PushEventPayload, Equatable {
+    public var objectId: String
+    public var at: String
+    public var quota: Int64
+    public var devices: Int64
+    public var status: String
+
+    public init(objectId: String, at: String, quota: Int64, devices: Int64) {
+        self.objectId = objectId
+        self.at = at
+        self.quota = quota
+        self.devices = devices
+        self.status = PushEvent.Status.quotaReached(quota)
+    }
+}
+
+/// `PushCancelled`: cancelled by its owner while it still had work.
+public struct PushCancelled: PushEventPayload, Equatable {
+    public var objectId: String
+    public var at: String
+    /// The job's state when it was cancelled (absent in events of older versions).
+    public var previousState: String?
+    /// Batches cancelled before any sender took them.
+    public var cancelledBatches: Int64?
+
+    public init(objectId: String, at: String, previousState: String? = nil, cancelledBatches: Int64? = nil) {
+        self.objectId = objectId
+        self.at = at
+        self.previousState = previousState
+        self.cancelledBatches = cancelledBatches
+    }
+}
+
+/// The events that say only when something happened to a push: `PushCompleted`, `PushExpired`,
+/// `NotificationDeleted`, `NotificationPurged`.
+public struct PushMilestone: PushEventPayload, Equatable {
+    public var objectId: String
+    public var at: String
+
+    public init(objectId: String, at: String) {
+        self.objectId = objectId
+        self.at = at
     }
 }

@@ -11,3 +11,11 @@ public struct WallClock: Sendable {
     /// The system time shifted by `offset` seconds.
     public static func offset(by offset: TimeInterval) -> WallClock { WallClock { Date().addingTimeInterval(offset) } }
 }
+
+extension Date {
+    /// This instant moved by `duration` (to the nanosecond).
+    public func adding(_ duration: Duration) -> Date {
+        let (seconds, attoseconds) = duration.components
+        return addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+    }
+}

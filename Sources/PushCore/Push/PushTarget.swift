@@ -1,7 +1,5 @@
-import PushCore
-
 /// One device a push goes to, as recorded in `PushTargeted` events and batch rows.
-public struct PushTarget: Sendable, Hashable {
+public struct PushTarget: Sendable, Hashable, Codable {
     public var objectId: String
     public var deviceType: String
     /// APNs device token or FCM registration id; empty when the device has no delivery channel.
@@ -16,6 +14,11 @@ public struct PushTarget: Sendable, Hashable {
         self.token = token
         self.profile = profile
         self.badge = badge
+    }
+
+    /// Short keys: a push to a million devices writes a million of these.
+    enum CodingKeys: String, CodingKey {
+        case objectId = "o", deviceType = "t", token = "k", profile = "p", badge = "b"
     }
 
     public var json: JSON {
