@@ -10,6 +10,8 @@ public struct ServerConfiguration: Sendable {
     public var batchLease: Duration = .seconds(30)
     /// How often the retention job runs inside `serve`; nil turns it off in this process.
     public var retentionInterval: Duration? = .seconds(3600)
+    /// When set, `GET /metrics` requires `Authorization: Bearer <token>`.
+    public var metricsToken: String?
 
     public init(databaseURL: String, host: String = "127.0.0.1", port: Int = 8080, maxConnections: Int = 16) {
         self.databaseURL = databaseURL
