@@ -2,14 +2,17 @@ import Hummingbird
 import Ledger
 import Reports
 
-/// Builds the REST router: error mapping outermost, then authentication, then the feature routes.
+/// Builds the REST router: request id, log line and metrics outermost, then error mapping, then
+/// authentication (for `/1.1`), then the feature routes.
 public enum APIRouter {
     public static func make(
-        apps: AppStore, installations: InstallationStore, pushes: PushStore, opens: OpenStore, reports: ReportRunner
+        apps: AppStore, installations: InstallationStore, pushes: PushStore, opens: OpenStore, reports: ReportRunner,
+        operations: OperationsRoutes = OperationsRoutes()
     ) -> Router<PushContext> {
         let router = Router(context: PushContext.self)
+        router.add(middleware: RequestLogMiddleware())
         router.add(middleware: LeanErrorMiddleware())
-        router.get("/health") { _, _ in JSONResponse.make(["status": "ok"]) }
+        operations.register(on: router)
         let api = router.group("/1.1").add(middleware: AuthMiddleware(apps: apps))
         InstallationRoutes(installations: installations).register(on: api)
         PushRoutes(pushes: pushes).register(on: api)

@@ -1,4 +1,5 @@
 import Logging
+import Metrics
 
 /// A bounded pool of connections. Connections are lent inside closures and always come back, so a
 /// transaction can never leak past its scope (the shape of postgres-nio's `PostgresClient`).
@@ -8,6 +9,7 @@ public actor PGPool {
     private var idle: [PGConnection] = []
     private var open = 0
     private var waiters: [CheckedContinuation<PGConnection, any Error>] = []
+    private var waiting = 0
     private var closed = false
     private let logger: Logger
 
@@ -32,6 +34,10 @@ public actor PGPool {
             await release(conn)
             return value
         } catch {
+            if let error = error as? PGError {
+                let kind = error.isConnectionLoss ? "connection" : (error.sqlState.map { String($0.prefix(2)) } ?? "other")
+                Counter(label: "pushledger_pg_errors_total", dimensions: [("class", kind)]).increment()
+            }
             await conn.discardPending()
             await release(conn)
             throw error
@@ -63,6 +69,7 @@ public actor PGPool {
     }
 
     private func acquire() async throws -> PGConnection {
+        defer { recordUsage() }
         if closed { throw PGError(kind: .connection, message: "pool is closed") }
         if let conn = idle.popLast() { return conn }
         if open < maxConnections {
@@ -71,13 +78,24 @@ public actor PGPool {
                 return try await PGConnection.connect(url: url)
             } catch {
                 open -= 1
+                Counter(label: "pushledger_pg_errors_total", dimensions: [("class", "connect")]).increment()
                 throw error
             }
         }
+        waiting += 1
+        defer { waiting -= 1 }
+        recordUsage()
         return try await withCheckedThrowingContinuation { waiters.append($0) }
     }
 
+    /// Connections lent out and callers waiting for one (`pushledger_pg_pool_*` gauges).
+    private func recordUsage() {
+        Gauge(label: "pushledger_pg_pool_connections_in_use").record(open - idle.count)
+        Gauge(label: "pushledger_pg_pool_waiting").record(waiting)
+    }
+
     private func release(_ conn: PGConnection) async {
+        defer { recordUsage() }
         // A connection left mid-transaction (a cancelled body) or broken is not trusted again.
         let idleNow = await conn.transactionStatusIsIdle
         let reusable = !conn.isBroken && idleNow

@@ -15,22 +15,25 @@ public enum PushLedgerServer {
     public static func run(_ config: ServerConfiguration, logger: Logger, onListening: @escaping @Sendable (Int) -> Void)
         async throws
     {
+        _ = Observability.registry
         let ledger = LedgerComponents(databaseURL: config.databaseURL, maxConnections: config.maxConnections, logger: logger)
         try await LedgerMigrations.migrate(pool: ledger.pool)
+        let wakeups = WakeSignal()
+        let fanOut = FanOutService(
+            events: ledger.events, apps: ledger.apps, providers: ProviderRegistry(logger: logger), wakeups: wakeups,
+            senders: config.senders, batchLease: config.batchLease, logger: logger)
         let router = APIRouter.make(
             apps: ledger.apps, installations: ledger.installations, pushes: ledger.pushes, opens: ledger.opens,
-            reports: ReportRunner(pool: ledger.pool))
+            reports: ReportRunner(pool: ledger.pool),
+            operations: Observability.routes(ledger: ledger, fanOut: fanOut, metricsToken: config.metricsToken))
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(config.host, port: config.port), serverName: "PushLedger"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? config.port) },
             logger: logger)
-        let wakeups = WakeSignal()
         let listener = NotificationWakeService(url: config.databaseURL, signal: wakeups)
-        let fanOut = FanOutService(
-            events: ledger.events, apps: ledger.apps, providers: ProviderRegistry(logger: logger), wakeups: wakeups,
-            senders: config.senders, batchLease: config.batchLease, logger: logger)
-        var services: [any Service] = [app, listener, fanOut]
+        let sampler = BacklogSampler(batches: PushBatches(store: ledger.events), interval: .seconds(5), logger: logger)
+        var services: [any Service] = [app, listener, fanOut, sampler]
         if let interval = config.retentionInterval {
             services.append(RetentionService(job: RetentionJob(store: ledger.events), interval: interval, logger: logger))
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Ledger
 import Logging
+import Metrics
 import ServiceLifecycle
 
 /// Runs the retention job inside `serve` (SPEC §8): soon after start, then every `interval`. Safe next to
@@ -17,8 +18,16 @@ struct RetentionService: Service {
             do {
                 let report = try await job.run()
                 logger.info("retention: \(report.json.encoded())")
+                Counter(label: "pushledger_retention_runs_total", dimensions: [("result", "ok")]).increment()
+                for (kind, count) in [
+                    ("expired_installations", report.expiredInstallations), ("purged_pushes", report.purgedPushes),
+                    ("expired_scheduled", report.expiredScheduled), ("closed_days", report.closedDays),
+                ] {
+                    Counter(label: "pushledger_retention_items_total", dimensions: [("kind", kind)]).increment(by: Int64(count))
+                }
             } catch {
                 logger.error("retention failed: \(error)")
+                Counter(label: "pushledger_retention_runs_total", dimensions: [("result", "error")]).increment()
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }

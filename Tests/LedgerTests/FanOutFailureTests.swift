@@ -205,7 +205,7 @@ struct FanOutFailureTests {
         #expect(try await batches.claim(owner: "sender-2", now: now) == nil)
         // 300 answered before the sender saw the cancel; 200 never left.
         let outcomes = leased.targets.indices.map { $0 < 300 ? TargetOutcome.delivered : .notSent }
-        #expect(try await batches.record(leased, outcomes: outcomes, now: now))
+        #expect(try await batches.record(leased, outcomes: outcomes, now: now) != nil)
         let delivered = try await db.ledger.pool.query(
             """
             SELECT sum((data->>'successes')::int) AS s, sum((data->>'errors')::int) AS e,

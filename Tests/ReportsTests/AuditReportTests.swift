@@ -71,7 +71,7 @@ struct AuditReportTests {
         #expect(rows[2]["keyKind"] == "client")
         #expect(rows[0]["keyKind"] == "system")
         #expect(Set(rows.flatMap { $0.objectValue?.keys.map { $0 } ?? [] })
-            == ["at", "keyKind", "address", "userAgent", "action", "target", "detail", "result"])
+            == ["at", "keyKind", "address", "userAgent", "action", "target", "detail", "result", "requestId"])
         let at = try #require(rows[0]["at"]?.stringValue)
         #expect(at.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil)
     }
@@ -91,7 +91,7 @@ struct AuditReportTests {
         #expect(rows[0]["detail"]?["masterKey"] == "***")
         #expect(rows[1]["detail"]?["set"]?["apns.key_id"] == "***")
         let csv = try await f.run(.audit, format: .csv)
-        #expect(csv.hasPrefix("at,keyKind,address,userAgent,action,target,detail,result\r\n"))
+        #expect(csv.hasPrefix("at,keyKind,address,userAgent,action,target,detail,result,requestId\r\n"))
         #expect(csv.contains(",\"{\"\"data\"\":{\"\"alert\"\":\"\"first\"\"}"))
         try HTMLWellFormedness.check(try await f.run(.audit, format: .html))
     }

@@ -50,6 +50,7 @@ class Server:
     master_key: str
     database_url: str
     binary: str
+    log_path: pathlib.Path = None  # the server's stderr: one JSON object per line (LOG_FORMAT=json)
 
     def url(self, path):
         return self.base_url + "/1.1" + path
@@ -138,9 +139,10 @@ def server(tmp_path_factory):
         proc = subprocess.Popen(
             [binary, "serve", "--host", "127.0.0.1", "--port", "0"],
             stdout=subprocess.PIPE, stderr=stderr, text=True,
-            env=dict(os.environ, DATABASE_URL=db_url),
+            env=dict(os.environ, DATABASE_URL=db_url, LOG_FORMAT="json", LOG_LEVEL="info"),
         )
         stderr.close()
+        srv.log_path = log_dir / "serve.stderr"
         listening = _json_line(proc, "listening")
         port = None
         if listening is not None:

@@ -48,7 +48,8 @@ public struct AuthMiddleware: RouterMiddleware {
         }
         context.app = app
         context.isMaster = isMaster
-        context.requestId = header("X-Request-Id") ?? RandomID.make(length: 16)
+        context.logger[metadataKey: "app_id"] = .string(app.appId)
+        context.facts.appId = app.appId
         return try await next(request, context)
     }
 

@@ -2,14 +2,19 @@ import Hummingbird
 import Ledger
 import Logging
 import NIOCore
+import Synchronization
 
 /// Per-request context: the authenticated app and key kind, and the caller's address for the audit log.
 public struct PushContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var app: App?
     public var isMaster = false
+    /// Set by `RequestLogMiddleware` for every request; recorded in the metadata of the events it appends.
     public var requestId: String = ""
     public let remoteAddress: String?
+    /// Shared by every copy of this request's context, so the outer log middleware sees what inner ones
+    /// learnt (the authenticated app).
+    let facts = RequestFacts()
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -26,5 +31,15 @@ public struct PushContext: RequestContext {
         let app = try requireApp()
         guard isMaster else { throw LeanErrorResponse(.forbidden("The master key is required for this operation.")) }
         return app
+    }
+}
+
+/// What the request log line reports that is known only deep in the middleware chain.
+final class RequestFacts: Sendable {
+    private let authenticatedApp = Mutex<String?>(nil)
+
+    var appId: String? {
+        get { authenticatedApp.withLock { $0 } }
+        set { authenticatedApp.withLock { $0 = newValue } }
     }
 }

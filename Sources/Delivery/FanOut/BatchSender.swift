@@ -83,7 +83,10 @@ public struct BatchSender: Sendable {
                     // Re-sent batches after a crash collapse into one notification on the device.
                     collapseId: claim.pushId)
                 notification.topic = topic
-                return Self.classify(await client.send(notification).outcome, gate: gate, now: now)
+                let started = ContinuousClock.now
+                let result = await client.send(notification)
+                FanOutMetrics.providerLatency("apns", ContinuousClock.now - started)
+                return Self.classify(result.outcome, gate: gate, now: now)
             case PushPlatform.android.rawValue:
                 guard !target.token.isEmpty else { return .failed(reason: "NoDeliveryChannel") }
                 let client = try plan.fcm(profile)
@@ -91,7 +94,10 @@ public struct BatchSender: Sendable {
                 guard let message = try plan.data.fcmMessage(
                     token: target.token, notificationId: claim.pushId, timeToLive: ttl)
                 else { return .failed(reason: "NoContentForPlatform") }
-                return Self.classify(await client.send(message).outcome, gate: gate, now: now)
+                let started = ContinuousClock.now
+                let result = await client.send(message)
+                FanOutMetrics.providerLatency("fcm", ContinuousClock.now - started)
+                return Self.classify(result.outcome, gate: gate, now: now)
             default:
                 return .failed(reason: "NoDeliveryChannel")
             }

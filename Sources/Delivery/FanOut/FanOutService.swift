@@ -21,6 +21,8 @@ public struct FanOutService: Service {
     let owner: String
     let policy: FanOutFailurePolicy
     let held = HeldBatches()
+    /// Beaten by the targeting loop each round; `/ready` reads it.
+    public let heartbeat = Heartbeat()
     /// The event store's clock: due times, expirations and leases are judged by it.
     let clock: WallClock
     let logger: Logger
@@ -44,7 +46,12 @@ public struct FanOutService: Service {
 
     public func run() async throws {
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.loop(name: "targeting") { try await self.targetDueJobs() } }
+            group.addTask {
+                await self.loop(name: "targeting") {
+                    self.heartbeat.beat()
+                    return try await self.targetDueJobs()
+                }
+            }
             for i in 0..<senders {
                 group.addTask { await self.loop(name: "sender \(i)") { try await self.sendOneBatch() } }
             }
@@ -81,16 +88,21 @@ public struct FanOutService: Service {
                 guard let app = try await apps.find(job.appId) else {
                     throw LeanError.invalidParameter("the app \(job.appId) no longer exists")
                 }
-                while !Task.isShuttingDownGracefully, try await targeting.step(app: app, pushId: job.pushId, now: clock.now()) {}
+                while !Task.isShuttingDownGracefully, try await targeting.step(app: app, pushId: job.pushId, now: clock.now()) {
+                    heartbeat.beat()
+                }
             } catch {
                 let decision = try await targeting.recordFailure(
                     appId: job.appId, pushId: job.pushId, error: error, policy: policy, now: clock.now())
+                FanOutMetrics.targetingFailure(decision)
                 switch decision {
                 case .wait: throw error
                 case .retry(let delay, let attempts):
-                    logger.warning("targeting push \(job.pushId) failed (attempt \(attempts)), retry in \(delay): \(error)")
+                    logger.warning("targeting push \(job.pushId) failed (attempt \(attempts)), retry in \(delay): \(error)",
+                        metadata: ["push_id": .string(job.pushId)])
                 case .fail(let status):
-                    logger.error("push \(job.pushId) of app \(job.appId) ended: \(status)")
+                    logger.error("push \(job.pushId) of app \(job.appId) ended: \(status)",
+                        metadata: ["push_id": .string(job.pushId)])
                 }
             }
             wakeups.signal()
@@ -102,6 +114,8 @@ public struct FanOutService: Service {
         guard let claim = try await batches.claim(owner: owner, lease: batchLease, now: clock.now()) else { return false }
         guard held.take(claim) else { return true }
         defer { held.release(claim) }
+        FanOutMetrics.batchesInFlight.increment()
+        defer { FanOutMetrics.batchesInFlight.decrement() }
         // Thrown (the database is unreachable): nothing was sent; the lease lapses and the batch is sent later.
         let app = try await apps.find(claim.appId)
         let gate = DispatchGate()
@@ -121,7 +135,8 @@ public struct FanOutService: Service {
             return await sender.send(claim, app: app, gate: gate, now: clock.now())
         }
         if let failure = result.pushFailure {
-            logger.error("push \(claim.pushId) of app \(claim.appId) failed: \(failure)")
+            logger.error("push \(claim.pushId) of app \(claim.appId) failed: \(failure)",
+                metadata: ["push_id": .string(claim.pushId)])
         }
         try await recordKeepingOutcomes(claim, result)
         return true
@@ -135,7 +150,13 @@ public struct FanOutService: Service {
         let shutdownDeadline = ContinuousClock.now + .seconds(8)
         while true {
             do {
-                try await batches.record(claim, outcomes: result.outcomes, pushFailure: result.pushFailure, now: clock.now())
+                let recorded = try await batches.record(
+                    claim, outcomes: result.outcomes, pushFailure: result.pushFailure, now: clock.now())
+                if let recorded { FanOutMetrics.count(claim, outcomes: result.outcomes, recorded: recorded) }
+                if failures > 0 || wait > .milliseconds(100) {
+                    logger.notice("recorded batch \(claim.batchNo) of push \(claim.pushId) after retrying",
+                        metadata: ["push_id": .string(claim.pushId)])
+                }
                 return
             } catch {
                 let outage = FanOutError.kind(of: error) == .databaseUnavailable
@@ -143,10 +164,12 @@ public struct FanOutService: Service {
                 if failures >= policy.maxAttempts || Task.isCancelled
                     || (Task.isShuttingDownGracefully && ContinuousClock.now > shutdownDeadline)
                 {
-                    logger.error("cannot record batch \(claim.batchNo) of push \(claim.pushId); giving up: \(error)")
+                    logger.error("cannot record batch \(claim.batchNo) of push \(claim.pushId); giving up: \(error)",
+                        metadata: ["push_id": .string(claim.pushId)])
                     throw error
                 }
-                logger.warning("recording batch \(claim.batchNo) of push \(claim.pushId) failed, retrying: \(error)")
+                logger.warning("recording batch \(claim.batchNo) of push \(claim.pushId) failed, retrying: \(error)",
+                    metadata: ["push_id": .string(claim.pushId)])
                 try? await Task.sleep(for: wait)
                 wait = min(wait * 2, .seconds(2))
             }
@@ -162,7 +185,8 @@ public struct FanOutService: Service {
             let delay = starts.timeIntervalSince(clock.now())
             if delay > 0 { try await Task.sleep(for: .milliseconds(Int64(min(delay, 3600) * 1000))) }
         } catch {
-            logger.warning("flow control of push \(claim.pushId) unavailable, sending unthrottled: \(error)")
+            logger.warning("flow control of push \(claim.pushId) unavailable, sending unthrottled: \(error)",
+                metadata: ["push_id": .string(claim.pushId)])
         }
     }
 
@@ -175,12 +199,14 @@ public struct FanOutService: Service {
                 while (try? await Task.sleep(for: self.batchLease / 3)) != nil {
                     do {
                         guard try await self.batches.renew(claim, lease: self.batchLease, now: self.clock.now()) else {
-                            self.logger.notice("batch \(claim.batchNo) of push \(claim.pushId) was taken over or ended")
+                            self.logger.notice("batch \(claim.batchNo) of push \(claim.pushId) was taken over or ended",
+                                metadata: ["push_id": .string(claim.pushId)])
                             return
                         }
                     } catch {
                         // The next renewal may get through; if none does, the lease lapses as for a dead sender.
-                        self.logger.warning("cannot renew the lease of push \(claim.pushId) batch \(claim.batchNo): \(error)")
+                        self.logger.warning("cannot renew the lease of push \(claim.pushId) batch \(claim.batchNo): \(error)",
+                            metadata: ["push_id": .string(claim.pushId)])
                     }
                 }
             }
@@ -189,7 +215,8 @@ public struct FanOutService: Service {
                     guard let state = try? await self.batches.jobState(appId: claim.appId, pushId: claim.pushId),
                         state == .cancelled || state == .failed
                     else { continue }
-                    self.logger.info("push \(claim.pushId) is \(state.rawValue): dispatching stops")
+                    self.logger.info("push \(claim.pushId) is \(state.rawValue): dispatching stops",
+                        metadata: ["push_id": .string(claim.pushId)])
                     gate.stop(.jobEnded(state))
                 }
             }

@@ -48,7 +48,7 @@ public struct EventStore: Sendable {
     ) async throws -> T {
         var transactions: [LedgerTransaction] = []
         do {
-            return try await pool.withTransaction { conn in
+            let value = try await pool.withTransaction { conn in
                 let keys = Array(Set(commands.flatMap(\.lockKeys))).sorted()
                 try await Self.takeLocks(keys, appId: appId, on: conn)
                 transactions = commands.map { command in
@@ -64,6 +64,8 @@ public struct EventStore: Sendable {
                 }
                 return value
             }
+            LedgerMetrics.committed(transactions.flatMap(\.appendedTypes))
+            return value
         } catch {
             throw LedgerTransaction.translate(error, appendedBy: transactions)
         }

@@ -12,6 +12,8 @@ public final class LedgerTransaction: @unchecked Sendable {
     let inlineProjections: [any Projection]
     private(set) var lockedKeys: Set<String>
     private(set) var appendedStreams: Set<String> = []
+    /// The type of every event appended, for the metrics counted once the transaction commits.
+    private(set) var appendedTypes: [String] = []
     /// Every append's stream and expected version, to name the stream of a conflict reported later.
     private var appends: [(stream: String, expectedVersion: Int)] = []
 
@@ -101,6 +103,7 @@ public final class LedgerTransaction: @unchecked Sendable {
                 streams.append(append.stream)
                 versions.append(String(version))
                 types.append(event.type)
+                tx.appendedTypes.append(event.type)
                 datas.append(event.data.encoded())
                 metadatas.append(metadata)
                 projected.append(ProjectedEvent(

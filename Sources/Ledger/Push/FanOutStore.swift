@@ -270,6 +270,25 @@ enum FanOutStore {
             """).isEmpty
     }
 
+    // MARK: Backlog
+
+    /// How much work waits, for the operators' gauges.
+    static func backlog(now: Date, on db: some PGQuerying) async throws -> FanOutBacklog {
+        let jobs = try await db.query(
+            """
+            SELECT count(*) FILTER (WHERE send_at <= \(now)::timestamptz) AS due,
+                   coalesce(extract(epoch FROM \(now)::timestamptz
+                       - min(send_at) FILTER (WHERE send_at <= \(now)::timestamptz)), 0)::float8 AS oldest,
+                   count(*) FILTER (WHERE state = \(JobState.scheduled) AND send_at > \(now)::timestamptz) AS waiting
+            FROM push_jobs WHERE state IN ('scheduled', 'targeting')
+            """)[0]
+        let batches = try await db.query(
+            "SELECT count(*) AS n FROM push_batches WHERE state = 'pending'")[0]
+        return FanOutBacklog(
+            dueJobs: try jobs.int("due"), oldestDueSeconds: Double(jobs["oldest"] ?? "") ?? 0,
+            scheduledJobs: try jobs.int("waiting"), pendingBatches: try batches.int("n"))
+    }
+
     // MARK: Retention
 
     /// Scheduled pushes whose expiration has passed before they were sent.

@@ -16,6 +16,18 @@ public struct BatchClaim: Sendable {
     public let attempts: Int
 }
 
+/// Fan-out work waiting, as `/metrics` shows it.
+public struct FanOutBacklog: Sendable, Equatable {
+    /// Pushes due for targeting (their time has come).
+    public let dueJobs: Int
+    /// How long the oldest due push has waited, in seconds (0 when none is due).
+    public let oldestDueSeconds: Double
+    /// Scheduled pushes whose time has not come.
+    public let scheduledJobs: Int
+    /// Batches waiting for (or leased to) a sender.
+    public let pendingBatches: Int
+}
+
 /// What happened to one target.
 public enum TargetOutcome: Sendable, Hashable {
     case delivered
@@ -39,6 +51,11 @@ public struct PushBatches: Sendable {
     public func claim(owner: String, lease: Duration = .seconds(30), now: Date? = nil) async throws -> BatchClaim? {
         let now = now ?? store.clock.now()
         return try await FanOutStore.claim(owner: owner, until: now.adding(lease), now: now, on: store.pool)
+    }
+
+    /// How much fan-out work waits (gauges for operators).
+    public func backlog(now: Date? = nil) async throws -> FanOutBacklog {
+        try await FanOutStore.backlog(now: now ?? store.clock.now(), on: store.pool)
     }
 
     /// The state of a push's job, read by senders to stop dispatching when it is cancelled or has failed.
@@ -65,11 +82,11 @@ public struct PushBatches: Sendable {
     /// and `PushCompleted` when it was the last batch. Targets that were not sent go back to the queue as a
     /// new batch while the push is live (a sender shutting down hands them back), and count as errors with
     /// the reason `Cancelled`/`PushFailed` when it is not. `pushFailure` ends the whole push: `PushFailed`
-    /// with that reason, and its batches no sender holds are cancelled. Returns false when the batch was
-    /// already recorded or cancelled (another worker finished it after this one's lease expired).
+    /// with that reason, and its batches no sender holds are cancelled. Returns what was recorded, or nil when
+    /// the batch was already recorded or cancelled (another worker finished it after this one's lease expired).
     @discardableResult
     public func record(_ claim: BatchClaim, outcomes: [TargetOutcome], pushFailure: String? = nil, now: Date? = nil)
-        async throws -> Bool
+        async throws -> BatchDelivered?
     {
         let now = now ?? store.clock.now()
         precondition(outcomes.count == claim.targets.count)
@@ -85,7 +102,7 @@ public struct PushBatches: Sendable {
             appId: claim.appId, metadata: .system("delivery"), lockKeys: [stream] + invalidStreams
         ) { tx in
             let conn = tx.connection
-            guard try await FanOutStore.markRecorded(claim, on: conn) else { return false }
+            guard try await FanOutStore.markRecorded(claim, on: conn) else { return nil }
             let jobState = try await FanOutStore.state(appId: claim.appId, pushId: claim.pushId, on: conn) ?? .done
             let live = !jobState.isTerminal && pushFailure == nil
             let at = LeanDate.format(now)
@@ -141,7 +158,7 @@ public struct PushBatches: Sendable {
             for ((target, reason, since), key) in zip(invalid, invalidStreams) {
                 try await invalidate(target, reason: reason, since: since, stream: key, tx: tx)
             }
-            return true
+            return delivered
         }
     }
 

@@ -4,7 +4,9 @@ import PushCore
 
 /// Audit (SPEC §9): who did what, when, with what result, in log order, with secrets redacted.
 enum AuditReport {
-    static let columns = ["at", "keyKind", "address", "userAgent", "action", "target", "detail", "result"]
+    /// `requestId` (the `X-Request-Id` of the API call that caused the event) was added last, so scripts that
+    /// read columns by position keep working.
+    static let columns = ["at", "keyKind", "address", "userAgent", "action", "target", "detail", "result", "requestId"]
 
     static func build(_ context: ReportContext) async throws -> ReportDocument {
         let rows = try await ReportDefinitions.run("audit", binds: context.binds, on: context.pool)
@@ -14,7 +16,7 @@ enum AuditReport {
             return [
                 .text(try row.string("at")), .text(try row.string("key_kind")), text(row["address"]),
                 text(row["user_agent"]), .text(action), .text(try row.string("target")),
-                .object(AuditRedaction.redact(detail, action: action)), text(row["result"]),
+                .object(AuditRedaction.redact(detail, action: action)), text(row["result"]), text(row["request_id"]),
             ]
         }
         return ReportDocument(

@@ -53,6 +53,7 @@ SELECT to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,
            WHEN 'PushQuotaRefused' THEN 'refused'
            WHEN 'UsageDayClosed' THEN 'closed'
            ELSE 'ok'
-       END AS result
+       END AS result,
+       a.metadata ->> 'requestId' AS request_id
 FROM audited a
 ORDER BY a.transaction_id, a.position

@@ -1,0 +1,66 @@
+import Ledger
+import Metrics
+import PushCore
+
+/// The fan-out's Prometheus series (through swift-metrics; the backend is chosen by `serve`).
+enum FanOutMetrics {
+    static let batchesInFlight = Meter(label: "pushledger_fanout_batches_in_flight")
+
+    /// Counts a recorded batch's outcomes by provider, outcome and reason, so that the counters add up to
+    /// the push records' successes and errors: only what was recorded counts, once (a batch recorded by
+    /// another worker first returns nil and counts nothing), and targets handed back count when sent.
+    static func count(_ claim: BatchClaim, outcomes: [TargetOutcome], recorded: BatchDelivered) {
+        var tally: [Key: Int64] = [:]
+        for (target, outcome) in zip(claim.targets, outcomes) {
+            let provider = target.deviceType == PushPlatform.ios.rawValue ? "apns" : "fcm"
+            switch outcome {
+            case .delivered:
+                tally[Key(provider: provider, outcome: "delivered", reason: ""), default: 0] += 1
+            case .invalidToken(let reason, _):
+                tally[Key(provider: provider, outcome: "invalid_token", reason: reason), default: 0] += 1
+            case .failed(let reason):
+                tally[Key(provider: provider, outcome: "failed", reason: reason), default: 0] += 1
+            case .notSent:
+                guard recorded.handedBack == nil else { continue }
+                let reason = recorded.failures[target.objectId.isEmpty ? target.token : target.objectId] ?? "NotSent"
+                tally[Key(provider: provider, outcome: "failed", reason: reason), default: 0] += 1
+            }
+        }
+        for (key, count) in tally {
+            Counter(label: "pushledger_deliveries_total", dimensions: [
+                ("provider", key.provider), ("outcome", key.outcome), ("reason", key.reason),
+            ]).increment(by: count)
+        }
+    }
+
+    struct Key: Hashable {
+        let provider: String
+        let outcome: String
+        let reason: String
+    }
+
+    /// One provider request's round trip.
+    static func providerLatency(_ provider: String, _ duration: Duration) {
+        Metrics.Timer(label: "pushledger_provider_request_duration_seconds", dimensions: [("provider", provider)])
+            .recordNanoseconds(duration.nanoseconds)
+    }
+
+    static func targetingFailure(_ decision: FanOutFailurePolicy.Decision) {
+        let kind: String
+        switch decision {
+        case .wait: kind = "wait"
+        case .retry: kind = "retry"
+        case .fail: kind = "fail"
+        }
+        Counter(label: "pushledger_fanout_targeting_failures_total", dimensions: [("decision", kind)]).increment()
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, saturating.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : whole &+ attoseconds / 1_000_000_000
+    }
+}
