@@ -21,9 +21,7 @@ struct AppCreateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let ledger = LedgerComponents(databaseURL: try database.url(), maxConnections: 2)
-        let app = try await CLIErrors.reporting {
-            try await ledger.apps.create(name: name, appId: id, appKey: key, masterKey: masterKey)
-        }
+        let app = try await ledger.apps.create(name: name, appId: id, appKey: key, masterKey: masterKey)
         let out: JSON = ["appId": .string(app.appId), "appKey": .string(app.appKey), "masterKey": .string(app.masterKey)]
         print(out.encoded())
         await ledger.pool.close()
@@ -45,8 +43,9 @@ struct AppSetCommand: AsyncParsableCommand {
             parsed.append((String(pair[..<eq]), String(pair[pair.index(after: eq)...])))
         }
         let ledger = LedgerComponents(databaseURL: try database.url(), maxConnections: 2)
-        let updated = try await CLIErrors.reporting { try await ledger.apps.set(appId: app, parsed) }
+        let updated = try await ledger.apps.set(appId: app, parsed)
         print(JSON.object(updated.settings).encoded())
+        await ledger.pool.close()
     }
 }
 
@@ -58,22 +57,12 @@ struct AppShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let ledger = LedgerComponents(databaseURL: try database.url(), maxConnections: 2)
-        guard let found = try await ledger.apps.find(app) else { throw ValidationError("No app with id \(app).") }
+        guard let found = try await ledger.apps.find(app) else { throw LeanError.notFound("No app with id \(app).") }
         let out: JSON = [
             "appId": .string(found.appId), "name": .string(found.name), "appKey": .string(found.appKey),
             "masterKey": .string(found.masterKey), "settings": .object(found.settings),
         ]
         print(out.encoded())
-    }
-}
-
-/// Turns domain errors into a one-line message and a non-zero exit, instead of a stack of Swift types.
-enum CLIErrors {
-    static func reporting<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as LeanError {
-            throw ValidationError("\(error.message) (code \(error.code))")
-        }
+        await ledger.pool.close()
     }
 }

@@ -3,21 +3,24 @@ import Foundation
 import Ledger
 import PushCore
 
-/// How the report-style commands fail: a clear message on stderr and exit status 1 (LeanCloud errors in
-/// their `{"code","error"}` form, so scripts read the same text the API would answer).
+/// How commands fail with a message of their own: the message on stderr and `ExitStatus.failure` (LeanCloud
+/// errors in their `{"code","error"}` form, so scripts read the same text the API would answer). Usage errors
+/// are `ValidationError`s (64) instead; see `ExitStatus`.
 enum CommandFailure {
     static func exit(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
-        return ExitCode(1)
+        ExitStatus.report(message)
+        return ExitStatus.failure.exitCode
     }
 
     static func exit(_ error: LeanError) -> ExitCode {
         exit((["code": .int(Int64(error.code)), "error": .string(error.message)] as JSON).encoded())
     }
 
-    /// An ISO 8601 instant given on the command line, or exit 1.
-    static func instant(_ text: String) throws -> Date {
-        guard let date = LeanDate.parse(text) else { throw exit("--at must be an ISO 8601 date, not \(text)") }
+    /// An ISO 8601 instant given as `flag` on the command line, or a usage error.
+    static func instant(_ text: String, flag: String = "--at") throws -> Date {
+        guard let date = LeanDate.parse(text) else {
+            throw ValidationError("\(flag) must be an ISO 8601 instant such as 2025-01-02T03:04:05.000Z, not \(text)")
+        }
         return date
     }
 

@@ -15,7 +15,9 @@ struct RebuildCommand: AsyncParsableCommand {
         let ledger = LedgerComponents(databaseURL: try database.url(), maxConnections: 2)
         // Asynchronous projections are brought up to date first, so only real differences remain.
         for runner in ledger.projectorRunners(wakeups: WakeSignal()) { try await runner.catchUp() }
-        let report = try await ledger.rebuilder().run(verify: verify)
+        let progress = ProgressReporter(task: "rebuild", unit: "events", pastTense: "rebuilt")
+        let report = try await progress.tracking { try await ledger.rebuilder().run(verify: verify, progress: $0) }
+        progress.finish(done: report.events, seconds: report.seconds)
         let rate = String(format: "%.0f", report.eventsPerSecond)
         if verify {
             if report.differences.isEmpty {
@@ -24,7 +26,7 @@ struct RebuildCommand: AsyncParsableCommand {
             } else {
                 for d in report.differences { print(d) }
                 print("MISMATCH: \(report.differences.count) table(s) differ from the log")
-                throw ExitCode(1)
+                throw ExitStatus.failure.exitCode
             }
         } else {
             print("rebuilt projections from \(report.events) events (\(String(format: "%.2f", report.seconds)) s, \(rate) events/s)")

@@ -28,15 +28,13 @@ struct ReplayCommand: AsyncParsableCommand {
             do { pushData = try PushData(json) } catch { throw CommandFailure.exit(error.leanError) }
         }
         let (ledger, app) = try await selection.open()
-        let result: Replayer.Result
-        do {
-            result = try await Replayer(store: ledger.events).replay(
-                app: app, at: instant, whereJSON: whereValue, pushData: pushData, strategy: strategy)
-        } catch let error as LeanError {
-            throw CommandFailure.exit(error)
+        // The summary keeps the words scripts/bench-replay reads: "replayed N events in X s".
+        let progress = ProgressReporter(task: "replay", unit: "events", pastTense: "replayed")
+        let result = try await progress.tracking {
+            try await Replayer(store: ledger.events).replay(
+                app: app, at: instant, whereJSON: whereValue, pushData: pushData, strategy: strategy, progress: $0)
         }
-        FileHandle.standardError.write(Data(
-            "replayed \(result.events) events in \(String(format: "%.2f", result.seconds)) s\n".utf8))
+        progress.finish(done: result.events, seconds: result.seconds)
         switch format {
         case .json:
             print(JSON.array(result.objectIds.map { .string($0) }).encoded())

@@ -20,19 +20,30 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "opens only: rows per push (default), day (and platform) or notification (id).") var by: String?
 
     func run() async throws {
+        let (request, chosen) = try parsed()
         let ledger = LedgerComponents(databaseURL: try database.url(), maxConnections: 2)
-        let text = try await CLIErrors.reporting {
-            let request = ReportRequest(
-                name: try ReportName.parse(name), appId: app, from: from, to: to,
-                grouping: try by.map(OpensGrouping.parse))
-            let chosen = try ReportFormat.parse(format)
-            return try await ReportRunner(pool: ledger.pool).run(request).render(chosen)
-        }
+        let text = try await ReportRunner(pool: ledger.pool).run(request).render(chosen)
         await ledger.pool.close()
         if let out {
             try Data(text.utf8).write(to: URL(fileURLWithPath: out))
         } else {
             print(text, terminator: "")
+        }
+    }
+
+    /// The request the flags describe. The report layer judges them (the REST API answers the same messages),
+    /// but on the command line a bad one is a usage error, so it is checked before the database is opened.
+    private func parsed() throws -> (ReportRequest, ReportFormat) {
+        do throws(LeanError) {
+            let request = ReportRequest(
+                name: try ReportName.parse(name), appId: app, from: from, to: to,
+                grouping: try by.map(OpensGrouping.parse))
+            // The days' spelling and order; "today" only stands in for a missing --to and is the app's, so a
+            // --from after today is still the report's to refuse.
+            _ = try ReportRange.resolve(from: from, to: to, today: "9999-12-31")
+            return (request, try ReportFormat.parse(format))
+        } catch {
+            throw ValidationError(error.message)
         }
     }
 }

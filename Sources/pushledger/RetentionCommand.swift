@@ -19,13 +19,13 @@ struct RetentionRunCommand: AsyncParsableCommand {
     @Option(help: "Run as if it were this instant (ISO 8601); default: now") var now: String?
 
     func run() async throws {
-        var instant = Date()
-        if let now {
-            guard let parsed = LeanDate.parse(now) else { throw ValidationError("--now takes an ISO 8601 instant.") }
-            instant = parsed
-        }
+        let instant = try now.map { try CommandFailure.instant($0, flag: "--now") } ?? Date()
         let ledger = LedgerComponents(databaseURL: try database.url(), maxConnections: 2)
-        let report = try await RetentionJob(store: ledger.events).run(now: instant)
+        let progress = ProgressReporter(task: "retention", unit: "items", pastTense: "retention examined")
+        let report = try await progress.tracking {
+            try await RetentionJob(store: ledger.events).run(now: instant, progress: $0)
+        }
+        progress.finish()
         print(report.json.encoded())
         await ledger.pool.close()
     }

@@ -3,31 +3,72 @@ import Foundation
 import Logging
 import PushLedgerServer
 
+/// `pushledger serve`. Every flag can also come from the environment (SPEC §11); a flag on the command line wins.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "serve", abstract: "Run the REST API, the projectors and the delivery workers.")
+        commandName: "serve", abstract: "Run the REST API, the projectors and the delivery workers.",
+        discussion: """
+            Each flag may also be set in the environment (named in its help); a flag given here wins over the \
+            variable. Logging: LOG_LEVEL (trace, debug, info, notice, warning, error, critical; default info) and \
+            LOG_FORMAT (text or json; default text), on stderr.
+            """)
+
+    static let portRange = 0...65535
 
     @OptionGroup var database: DatabaseOptions
-    @Option(help: "Address to listen on") var host = "127.0.0.1"
-    @Option(help: "Port to listen on (0 picks a free one)") var port = 8080
-    @Option(help: "PostgreSQL connections in the pool") var connections = 16
-    @Option(help: "Concurrent batch senders of the fan-out") var senders = 4
-    @Option(name: .customLong("batch-lease-seconds"), help: "How long a dead sender's batch waits before others retry it")
-    var batchLease = 30
-    @Option(name: .customLong("retention-interval-seconds"), help: "How often the retention job runs (0: never in this process)")
-    var retentionInterval = 3600
+    @Option(help: "Address to listen on (env HOST; default 127.0.0.1)") var host: String?
+    @Option(help: "Port to listen on, 0 picks a free one (env PORT; default 8080)") var port: Int?
+    @Option(help: "PostgreSQL connections in the pool (env PUSHLEDGER_CONNECTIONS; default 16)") var connections: Int?
+    @Option(help: "Concurrent batch senders of the fan-out (env PUSHLEDGER_SENDERS; default 4)") var senders: Int?
+    @Option(
+        name: .customLong("batch-lease-seconds"),
+        help: ArgumentHelp(
+            "How long a dead sender's batch waits before others retry it (env PUSHLEDGER_BATCH_LEASE_SECONDS; "
+                + "default 30)"))
+    var batchLease: Int?
+    @Option(
+        name: .customLong("retention-interval-seconds"),
+        help: ArgumentHelp(
+            "How often the retention job runs, 0: never in this process (env PUSHLEDGER_RETENTION_INTERVAL_SECONDS; "
+                + "default 3600)"))
+    var retentionInterval: Int?
+    @Option(
+        name: .customLong("metrics-token"),
+        help: "Require `Authorization: Bearer <token>` on GET /metrics (env METRICS_TOKEN, which keeps it out of ps)")
+    var metricsToken: String?
+
+    func validate() throws {
+        if let port, !Self.portRange.contains(port) { throw ValidationError("--port must be from 0 to 65535.") }
+        if let connections, connections < 1 { throw ValidationError("--connections must be at least 1.") }
+    }
 
     func run() async throws {
-        var logger = Logger(label: "pushledger")
-        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .info
-        var config = ServerConfiguration(databaseURL: try database.url(), host: host, port: port, maxConnections: connections)
-        config.senders = max(1, senders)
-        config.batchLease = .seconds(max(1, batchLease))
-        config.retentionInterval = retentionInterval > 0 ? .seconds(retentionInterval) : nil
+        let config = try configuration(EnvironmentVariables())
+        let logger = Logger(label: "pushledger")
+        logger.info(
+            "pushledger \(PushLedgerVersion.current) starting",
+            metadata: ["host": "\(config.host)", "port": "\(config.port)"])
         try await PushLedgerServer.run(config, logger: logger) { port in
             // One machine-readable line, so scripts and tests can find the port.
-            let line = "{\"listening\":{\"host\":\"\(host)\",\"port\":\(port)}}\n"
+            let line = "{\"listening\":{\"host\":\"\(config.host)\",\"port\":\(port)}}\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         }
+    }
+
+    /// The flags over the environment over the defaults; the clamping of the numbers is the flags' own.
+    func configuration(_ environment: EnvironmentVariables) throws -> ServerConfiguration {
+        let host = host ?? environment.string("HOST") ?? "127.0.0.1"
+        let port = try port ?? environment.int("PORT", in: Self.portRange) ?? 8080
+        let connections = try connections ?? environment.int("PUSHLEDGER_CONNECTIONS", in: 1...Int.max) ?? 16
+        let senders = try senders ?? environment.int("PUSHLEDGER_SENDERS") ?? 4
+        let batchLease = try batchLease ?? environment.int("PUSHLEDGER_BATCH_LEASE_SECONDS") ?? 30
+        let retention = try retentionInterval ?? environment.int("PUSHLEDGER_RETENTION_INTERVAL_SECONDS") ?? 3600
+        var config = ServerConfiguration(
+            databaseURL: try database.url(), host: host, port: port, maxConnections: connections)
+        config.senders = max(1, senders)
+        config.batchLease = .seconds(max(1, batchLease))
+        config.retentionInterval = retention > 0 ? .seconds(retention) : nil
+        config.metricsToken = metricsToken ?? environment.string("METRICS_TOKEN")
+        return config
     }
 }

@@ -41,13 +41,22 @@ public struct Rebuilder: Sendable {
         self.logger = logger
     }
 
-    public func run(verify: Bool, batchSize: Int = 2000) async throws -> Report {
+    /// - Parameter progress: called with (events applied so far, events in the log) after each batch; the total
+    ///   is counted in the rebuild's own snapshot, so it is exact (and costs one scan, only when asked for).
+    public func run(verify: Bool, batchSize: Int = 2000, progress: (@Sendable (Int, Int?) -> Void)? = nil)
+        async throws -> Report
+    {
         let started = Date()
         let tables = projections.flatMap(\.tables)
         return try await store.pool.withTransaction(isolation: .repeatableRead) { conn in
             try await conn.execute(unsafeScript: "DROP SCHEMA IF EXISTS \(Self.schema) CASCADE; CREATE SCHEMA \(Self.schema)")
             for table in tables {
                 try await conn.execute(unsafeScript: "CREATE TABLE \(Self.schema).\(table) (LIKE public.\(table) INCLUDING ALL)")
+            }
+            var total: Int?
+            if let progress {
+                total = try await conn.query("SELECT count(*) AS n FROM events")[0].int("n")
+                progress(0, total)
             }
             var checkpoint = Checkpoint.start
             var count = 0
@@ -62,6 +71,7 @@ public struct Rebuilder: Sendable {
                 }
                 count += events.count
                 checkpoint = last.checkpoint
+                progress?(count, total)
             }
             var differences: [TableDifference] = []
             if verify {

@@ -19,16 +19,19 @@ public struct Replayer: Sendable {
         public let seconds: Double
     }
 
-    /// - Parameter pushData: a push's `data`; when given, installations of a platform it has no content for are
-    ///   left out, as targeting skips them.
+    /// - Parameters:
+    ///   - pushData: a push's `data`; when given, installations of a platform it has no content for are left out,
+    ///     as targeting skips them.
+    ///   - progress: see `withReplayedInstallations`.
     public func replay(app: App, at: Date, whereJSON: JSON, pushData: PushData? = nil,
-        strategy: ReplayFoldStrategy = .setBased) async throws -> Result
-    {
+        strategy: ReplayFoldStrategy = .setBased, progress: (@Sendable (Int, Int?) -> Void)? = nil
+    ) async throws -> Result {
         let started = Date()
         // Compiled once up front, so a bad `where` fails before any work.
         _ = try PushTargeting.targetCondition(app: app, whereJSON: whereJSON, now: at)
         let platforms = PushPlatform.allCases.filter { pushData?.content(for: $0) != nil }.map(\.rawValue)
-        return try await withReplayedInstallations(app: app, at: at, strategy: strategy) { conn, state in
+        return try await withReplayedInstallations(app: app, at: at, strategy: strategy, progress: progress) {
+            conn, state in
             let condition = try PushTargeting.targetCondition(app: state.app, whereJSON: whereJSON, now: at)
             let platformFilter: PGQuery = pushData == nil ? "" : "AND device_type = ANY(\(platforms)::text[])"
             let ids = try await conn.query(
@@ -44,7 +47,11 @@ public struct Replayer: Sendable {
 
     /// Lends the app's installations as they stood at `at` (a scratch table) inside one REPEATABLE READ
     /// transaction; the scratch schema is dropped when `body` returns.
+    /// - Parameter progress: called with (installation events folded, total) when the fold starts and when it is
+    ///   done. The fold is a few set-based statements (or a walk inside `InstallationFold`), so there is nothing in
+    ///   between to report and no total before the end.
     public func withReplayedInstallations<T: Sendable>(app: App, at: Date, strategy: ReplayFoldStrategy = .setBased,
+        progress: (@Sendable (Int, Int?) -> Void)? = nil,
         _ body: (PGConnection, ReplayedState) async throws -> T) async throws -> T
     {
         try await store.pool.withTransaction(isolation: .repeatableRead) { conn in
@@ -52,10 +59,12 @@ public struct Replayer: Sendable {
             let scratch = try await ReplayScratch.create(on: conn, indexedInstallations: strategy == .perEvent)
             let fold = InstallationFold(appId: app.appId, at: at)
             try await fold.appSettings(into: scratch, on: conn)
+            progress?(0, nil)
             let events = switch strategy {
             case .setBased: try await fold.setBased(into: scratch, on: conn)
             case .perEvent: try await fold.perEvent(into: scratch, on: conn)
             }
+            progress?(events, events)
             let state = ReplayedState(
                 scratch: scratch, app: try await Self.app(app, in: scratch, on: conn), at: at, events: events)
             let value = try await body(conn, state)

@@ -36,34 +36,87 @@ public struct RetentionJob: Sendable {
         }
     }
 
-    public func run(now: Date? = nil) async throws -> Report {
+    /// - Parameter progress: called with (candidates examined, candidates found) as the job goes: stale
+    ///   installations a page at a time, then each expired scheduled push, old push record and unclosed day.
+    ///   Only when it is given are the candidates counted first, with the steps' own conditions; rows that
+    ///   become due while the job runs can lift the count above that total.
+    public func run(now: Date? = nil, progress: (@Sendable (Int, Int?) -> Void)? = nil) async throws -> Report {
         let now = now ?? store.clock.now()
         var report = Report()
-        let apps = try await store.pool.query("SELECT app_id, settings FROM apps ORDER BY app_id")
-        for row in apps {
-            let app = try row.string("app_id")
+        let apps = try await store.pool.query("SELECT app_id, settings FROM apps ORDER BY app_id").map { row in
             let settings = try row.json("settings").objectValue ?? [:]
             let ttl = max(1, AppSettings.value("installation_ttl_days", in: settings)?.intValue ?? 90)
-            report.expiredInstallations += try await expireInstallations(app, before: now.addingTimeInterval(-Double(ttl) * 86400), now: now)
-            report.expiredScheduled += try await expireScheduled(app, now: now)
-            report.purgedPushes += try await purgePushes(
-                app, before: now.addingTimeInterval(-Double(Self.pushRecordDays) * 86400), now: now)
-            report.closedDays += try await closeDays(app, now: now)
+            return (id: try row.string("app_id"), staleBefore: now.addingTimeInterval(-Double(ttl) * 86400))
+        }
+        let pushesBefore = now.addingTimeInterval(-Double(Self.pushRecordDays) * 86400)
+        var total: Int?
+        if let progress {
+            var found = 0
+            for app in apps {
+                found += try await candidates(
+                    app.id, staleBefore: app.staleBefore, pushesBefore: pushesBefore, now: now)
+            }
+            total = found
+            progress(0, found)
+        }
+        var examined = 0
+        let advance: (Int) -> Void = { count in
+            examined += count
+            progress?(examined, total)
+        }
+        for app in apps {
+            report.expiredInstallations += try await expireInstallations(
+                app.id, before: app.staleBefore, now: now, advance: advance)
+            report.expiredScheduled += try await expireScheduled(app.id, now: now, advance: advance)
+            report.purgedPushes += try await purgePushes(app.id, before: pushesBefore, now: now, advance: advance)
+            report.closedDays += try await closeDays(app.id, now: now, advance: advance)
         }
         return report
+    }
+
+    /// What the four steps will look at for one app, by their own conditions.
+    private func candidates(_ app: String, staleBefore: Date, pushesBefore: Date, now: Date) async throws -> Int {
+        let row = try await store.pool.query(
+            """
+            SELECT (SELECT count(*) FROM installations WHERE \(staleInstallations(app, before: staleBefore))) AS stale,
+                (SELECT count(*) FROM notifications n WHERE \(finishedPushRecords(app, before: pushesBefore))) AS old,
+                (SELECT count(*) FROM daily_usage WHERE \(unclosedDays(app, now: now))) AS days
+            """)[0]
+        let scheduled = try await FanOutStore.expiredScheduled(appId: app, now: now, on: store.pool).count
+        return try row.int("stale") + row.int("old") + row.int("days") + scheduled
+    }
+
+    private func staleInstallations(_ app: String, before cutoff: Date) -> PGQuery {
+        "app_id = \(app) AND updated_at < \(cutoff)::timestamptz"
+    }
+
+    /// Finished records only: a push still scheduled or being sent keeps its record whatever its age.
+    private func finishedPushRecords(_ app: String, before cutoff: Date) -> PGQuery {
+        let unfinished = [PushEvent.Status.scheduled, PushEvent.Status.inQueue]
+        return """
+            app_id = \(app) AND created_at < \(cutoff)::timestamptz AND status <> ALL(\(unfinished)::text[])
+              AND \(FanOutStore.workFinished)
+            """
+    }
+
+    /// Days before the app's current local day that are not closed yet.
+    private func unclosedDays(_ app: String, now: Date) -> PGQuery {
+        "app_id = \(app) AND NOT closed AND day < \(LocalTime.day(LeanDate.format(now), appId: app, schema: "public"))"
     }
 
     private var metadata: EventMetadata { .system("retention") }
 
     /// One page of candidates at a time; each is re-read under its stream lock before it is expired.
-    private func expireInstallations(_ app: String, before cutoff: Date, now: Date) async throws -> Int {
+    private func expireInstallations(_ app: String, before cutoff: Date, now: Date, advance: (Int) -> Void)
+        async throws -> Int
+    {
         var count = 0
         var after = ""
         while true {
             let ids = try await store.pool.query(
                 """
                 SELECT object_id FROM installations
-                WHERE app_id = \(app) AND updated_at < \(cutoff)::timestamptz AND object_id > \(after)
+                WHERE \(staleInstallations(app, before: cutoff)) AND object_id > \(after)
                 ORDER BY object_id LIMIT \(pageSize)
                 """).map { try $0.string("object_id") }
             guard let last = ids.last else { return count }
@@ -88,10 +141,11 @@ public struct RetentionJob: Sendable {
                 }
                 return stale.count
             }
+            advance(ids.count)
         }
     }
 
-    private func expireScheduled(_ app: String, now: Date) async throws -> Int {
+    private func expireScheduled(_ app: String, now: Date, advance: (Int) -> Void) async throws -> Int {
         let ids = try await FanOutStore.expiredScheduled(appId: app, now: now, on: store.pool)
         var count = 0
         for id in ids {
@@ -104,19 +158,17 @@ public struct RetentionJob: Sendable {
                     [NewEvent(PushEvent.expired, PushMilestone(objectId: id, at: LeanDate.format(now)))])
                 return 1
             }
+            advance(1)
         }
         return count
     }
 
-    /// Finished records only: a push still scheduled or being sent keeps its record whatever its age.
-    private func purgePushes(_ app: String, before cutoff: Date, now: Date) async throws -> Int {
-        let unfinished = [PushEvent.Status.scheduled, PushEvent.Status.inQueue]
+    private func purgePushes(_ app: String, before cutoff: Date, now: Date, advance: (Int) -> Void)
+        async throws -> Int
+    {
         let ids = try await store.pool.query(
             """
-            SELECT object_id FROM notifications n
-            WHERE app_id = \(app) AND created_at < \(cutoff)::timestamptz AND status <> ALL(\(unfinished)::text[])
-              AND \(FanOutStore.workFinished)
-            ORDER BY object_id
+            SELECT object_id FROM notifications n WHERE \(finishedPushRecords(app, before: cutoff)) ORDER BY object_id
             """).map { try $0.string("object_id") }
         var count = 0
         for id in ids {
@@ -126,8 +178,7 @@ public struct RetentionJob: Sendable {
                 let still = try await conn.query(
                     """
                     SELECT 1 AS one FROM notifications n
-                    WHERE app_id = \(app) AND object_id = \(id) AND created_at < \(cutoff)::timestamptz
-                      AND status <> ALL(\(unfinished)::text[]) AND \(FanOutStore.workFinished)
+                    WHERE object_id = \(id) AND \(finishedPushRecords(app, before: cutoff))
                     """)
                 guard !still.isEmpty else { return 0 }
                 try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
@@ -135,17 +186,15 @@ public struct RetentionJob: Sendable {
                 try await FanOutStore.remove(appId: app, pushId: id, on: conn)
                 return 1
             }
+            advance(1)
         }
         return count
     }
 
-    /// Days before the app's current local day that are not closed yet.
-    private func closeDays(_ app: String, now: Date) async throws -> Int {
+    private func closeDays(_ app: String, now: Date, advance: (Int) -> Void) async throws -> Int {
         let days = try await store.pool.query(
             """
-            SELECT to_char(day, 'YYYY-MM-DD') AS day FROM daily_usage
-            WHERE app_id = \(app) AND NOT closed AND day < \(LocalTime.day(LeanDate.format(now), appId: app, schema: "public"))
-            ORDER BY day
+            SELECT to_char(day, 'YYYY-MM-DD') AS day FROM daily_usage WHERE \(unclosedDays(app, now: now)) ORDER BY day
             """).map { try $0.string("day") }
         var count = 0
         for day in days {
@@ -165,6 +214,7 @@ public struct RetentionJob: Sendable {
                 ])])
                 return 1
             }
+            advance(1)
         }
         return count
     }
