@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PushCore
 import Synchronization
 
 /// How every `pushledger` process logs: swift-log bootstrapped once at start from `LOG_LEVEL` (trace … critical,
@@ -70,18 +71,19 @@ public enum LogSetup {
         }
         precondition(first, "LogSetup.bootstrap runs once per process")
         let sink = LogLineSink.standardError
-        LoggingSystem.bootstrap({ label, provider in
-            switch settings.format {
-            case .text:
-                var handler = StreamLogHandler.standardError(label: label, metadataProvider: provider)
-                handler.logLevel = settings.level
-                return handler
-            case .json:
-                var handler = JSONLogHandler(label: label, sink: sink, metadataProvider: provider)
-                handler.logLevel = settings.level
-                return handler
-            }
-        }, metadataProvider: metadataProvider)
+        LoggingSystem.bootstrap(
+            { label, provider in
+                switch settings.format {
+                case .text:
+                    var handler = StreamLogHandler.standardError(label: label, metadataProvider: provider)
+                    handler.logLevel = settings.level
+                    return handler
+                case .json:
+                    var handler = JSONLogHandler(label: label, sink: sink, metadataProvider: provider)
+                    handler.logLevel = settings.level
+                    return handler
+                }
+            }, metadataProvider: metadataProvider)
     }
 }
 
@@ -121,107 +123,43 @@ struct JSONLogHandler: LogHandler {
             merged["error.message"] = "\(error)"
             merged["error.type"] = "\(String(reflecting: type(of: error)))"
         }
-        sink.write(Self.line(
-            at: Date(), level: event.level, label: label, message: event.message.description, metadata: merged))
+        sink.write(
+            Self.line(
+                at: Date(), level: event.level, label: label, message: event.message.description, metadata: merged))
     }
 
-    /// The newline-terminated line for one event; keys after the fixed four are sorted, so lines diff well.
-    static func line(at date: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata)
+    /// The newline-terminated line for one event: `ts`, `level`, `label`, `message` and the metadata, each a
+    /// string (nested metadata as JSON text), encoded by the same JSON writer as the API's responses.
+    static func line(
+        at date: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata
+    )
         -> String
     {
-        var out = "{\"ts\":\"\(timestamp(date))\",\"level\":\"\(level.rawValue)\",\"label\":"
-        appendQuoted(label, to: &out)
-        out += ",\"message\":"
-        appendQuoted(message, to: &out)
-        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
-            out += ","
-            appendQuoted(fixedKeys.contains(key) ? "metadata." + key : key, to: &out)
-            out += ":"
-            appendQuoted(flattened(value), to: &out)
+        var object: [String: JSON] = [:]
+        for (key, value) in metadata {
+            object[fixedKeys.contains(key) ? "metadata." + key : key] = .string(flattened(value))
         }
-        out += "}\n"
-        return out
-    }
-
-    /// `2026-01-02T03:04:05.678Z`.
-    static func timestamp(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var seconds = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient)
-        let fraction = Int(milliseconds - Int64(seconds) * 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ n: Int32, _ width: Int) -> String {
-            let digits = String(n)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(fraction), 3))Z"
+        object["ts"] = .string(LeanDate.format(date))
+        object["level"] = .string(level.rawValue)
+        object["label"] = .string(label)
+        object["message"] = .string(message)
+        return JSON.object(object).encoded() + "\n"
     }
 
     static func flattened(_ value: Logger.MetadataValue) -> String {
         switch value {
         case .string(let text): text
         case .stringConvertible(let convertible): convertible.description
-        case .dictionary, .array: encoded(value)
+        case .dictionary, .array: json(value).encoded()
         }
     }
 
-    /// A nested value as JSON text: objects with sorted keys, arrays, and strings at the leaves.
-    static func encoded(_ value: Logger.MetadataValue) -> String {
-        var out = ""
-        func append(_ value: Logger.MetadataValue) {
-            switch value {
-            case .string, .stringConvertible:
-                appendQuoted(flattened(value), to: &out)
-            case .dictionary(let dictionary):
-                out += "{"
-                for (index, entry) in dictionary.sorted(by: { $0.key < $1.key }).enumerated() {
-                    if index > 0 { out += "," }
-                    appendQuoted(entry.key, to: &out)
-                    out += ":"
-                    append(entry.value)
-                }
-                out += "}"
-            case .array(let array):
-                out += "["
-                for (index, element) in array.enumerated() {
-                    if index > 0 { out += "," }
-                    append(element)
-                }
-                out += "]"
-            }
+    static func json(_ value: Logger.MetadataValue) -> JSON {
+        switch value {
+        case .string, .stringConvertible: .string(flattened(value))
+        case .dictionary(let dictionary): .object(dictionary.mapValues(json))
+        case .array(let array): .array(array.map(json))
         }
-        append(value)
-        return out
-    }
-
-    /// RFC 8259 string escaping; U+2028/U+2029 too, so a line is also safe to paste into JavaScript.
-    static func appendQuoted(_ text: String, to out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case "\u{2028}", "\u{2029}": out += "\\u\(hex4(scalar.value))"
-            default:
-                if scalar.value < 0x20 {
-                    out += "\\u\(hex4(scalar.value))"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
-    }
-
-    private static func hex4(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 }
 

@@ -12,11 +12,14 @@ import ServiceLifecycle
 /// gracefully on SIGTERM/SIGINT.
 public enum PushLedgerServer {
     /// Runs until a signal arrives. `onListening` receives the bound port (useful with port 0).
-    public static func run(_ config: ServerConfiguration, logger: Logger, onListening: @escaping @Sendable (Int) -> Void)
+    public static func run(
+        _ config: ServerConfiguration, logger: Logger, onListening: @escaping @Sendable (Int) -> Void
+    )
         async throws
     {
         _ = Observability.registry
-        let ledger = LedgerComponents(databaseURL: config.databaseURL, maxConnections: config.maxConnections, logger: logger)
+        let ledger = LedgerComponents(
+            databaseURL: config.databaseURL, maxConnections: config.maxConnections, logger: logger)
         try await LedgerMigrations.migrate(pool: ledger.pool)
         let wakeups = WakeSignal()
         let fanOut = FanOutService(
@@ -35,11 +38,13 @@ public enum PushLedgerServer {
         let sampler = BacklogSampler(batches: PushBatches(store: ledger.events), interval: .seconds(5), logger: logger)
         var services: [any Service] = [app, listener, fanOut, sampler]
         if let interval = config.retentionInterval {
-            services.append(RetentionService(job: RetentionJob(store: ledger.events), interval: interval, logger: logger))
+            services.append(
+                RetentionService(job: RetentionJob(store: ledger.events), interval: interval, logger: logger))
         }
         services += ledger.projectorRunners(wakeups: wakeups)
         let group = ServiceGroup(
-            configuration: .init(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
+            configuration: .init(
+                services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         try await group.run()
         await ledger.pool.close()
@@ -47,9 +52,12 @@ public enum PushLedgerServer {
 }
 
 /// Forwards PostgreSQL NOTIFYs about new events to the workers waiting for them.
-struct NotificationWakeService: Service {
+struct NotificationWakeService: Service, CustomStringConvertible {
     let url: String
     let signal: WakeSignal
+
+    /// What service-lifecycle logs for it: never the database URL, which may hold a password.
+    var description: String { "NotificationWakeService" }
 
     func run() async throws {
         let listener = PGListener(url: url, channels: [EventStore.notifyChannel])

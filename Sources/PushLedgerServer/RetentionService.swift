@@ -13,7 +13,8 @@ struct RetentionService: Service {
 
     func run() async throws {
         // A short delay so a restart storm does not run it on every start before serving.
-        try? await Task.sleep(for: .seconds(5))
+        // Cancelled by shutdown, so a SIGTERM right after start is not held up by it.
+        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(5)) }
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 let report = try await job.run()
@@ -23,7 +24,8 @@ struct RetentionService: Service {
                     ("expired_installations", report.expiredInstallations), ("purged_pushes", report.purgedPushes),
                     ("expired_scheduled", report.expiredScheduled), ("closed_days", report.closedDays),
                 ] {
-                    Counter(label: "pushledger_retention_items_total", dimensions: [("kind", kind)]).increment(by: Int64(count))
+                    Counter(label: "pushledger_retention_items_total", dimensions: [("kind", kind)]).increment(
+                        by: Int64(count))
                 }
             } catch {
                 logger.error("retention failed: \(error)")

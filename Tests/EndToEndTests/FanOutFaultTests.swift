@@ -1,8 +1,8 @@
 import Foundation
 import Ledger
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 13's acceptance against the real binary and the simulator: poison pills, cancel mid-send, a
 /// PostgreSQL outage and SIGTERM in the middle of pushes. Expected counts come from the simulator's own
@@ -15,10 +15,12 @@ struct FanOutFaultTests {
             for worker in 0..<16 {
                 group.addTask {
                     for i in stride(from: worker, to: count, by: 16) {
-                        let reply = try await http.send("POST", "/1.1/installations", json: [
-                            "deviceType": "ios", "deviceToken": .string(String(format: "%064x", base + i)),
-                            "channels": [.string(channel)],
-                        ])
+                        let reply = try await http.send(
+                            "POST", "/1.1/installations",
+                            json: [
+                                "deviceType": "ios", "deviceToken": .string(String(format: "%064x", base + i)),
+                                "channels": [.string(channel)],
+                            ])
                         guard reply.status == 201 || reply.status == 200 else {
                             throw PrivateCluster.ClusterFailure(message: "install failed: \(reply.text)")
                         }
@@ -50,26 +52,36 @@ struct FanOutFaultTests {
             }
             let set = try ServerProcess.command(["app", "set", "--app", "app2"] + settings, databaseURL: f.db.url)
             #expect(set.status == 0, "\(set.output)")
-            let master2 = TestHTTP(baseURL: f.server.baseURL, headers: ["X-LC-Id": "app2", "X-LC-Key": "master2,master"])
+            let master2 = TestHTTP(
+                baseURL: f.server.baseURL, headers: ["X-LC-Id": "app2", "X-LC-Key": "master2,master"])
             let client2 = TestHTTP(baseURL: f.server.baseURL, headers: ["X-LC-Id": "app2", "X-LC-Key": "key2"])
             try await Self.register(client2, count: 3, channel: "news", base: 0x7000)
             for i in 0..<5 { try await f.install(hexToken(0x9000 + i), channels: ["fine"]) }
             // The provider refuses the topic for these devices: the payload-level rejection of a push.
-            try f.simulator.configure(["rules": [[
-                "provider": "apns", "prefix": "7091c", "status": 400, "reason": "TopicDisallowed",
-            ]]])
+            try f.simulator.configure([
+                "rules": [
+                    [
+                        "provider": "apns", "prefix": "7091c", "status": 400, "reason": "TopicDisallowed",
+                    ]
+                ]
+            ])
             for i in 0..<3 { try await f.install(hexToken(i, prefix: "7091c"), channels: ["topic"]) }
 
-            let badKey = try #require(try await master2.send("POST", "/1.1/push", json: [
-                "channels": ["news"], "data": ["alert": "never"],
-            ]).body["objectId"]?.stringValue)
+            let badKey = try #require(
+                try await master2.send(
+                    "POST", "/1.1/push",
+                    json: [
+                        "channels": ["news"], "data": ["alert": "never"],
+                    ]
+                ).body["objectId"]?.stringValue)
             let pill = try await f.push([
                 "channels": ["fine"], "data": ["alert": "soon"],
                 "push_time": .string(LeanDate.format(Date().addingTimeInterval(20))), "expiration_interval": 5,
             ])
             let refused = try await f.push(["channels": ["topic"], "data": ["alert": "x"]])
             // A request that used to crash the process is a 400 now, and the process serves on.
-            let huge = try await f.master.send("POST", "/1.1/push", json: ["data": ["alert": "x"], "expiration_interval": 6e307])
+            let huge = try await f.master.send(
+                "POST", "/1.1/push", json: ["data": ["alert": "x"], "expiration_interval": 6e307])
             #expect(huge.status == 400)
             #expect(huge.body["code"] == 1)
 
@@ -98,10 +110,13 @@ struct FanOutFaultTests {
         }
     }
 
-    @Test("DELETE at about 20 % of a 3,000-device push: ledger successes equal what the simulator accepted, no duplicates")
+    @Test(
+        "DELETE at about 20 % of a 3,000-device push: ledger successes equal what the simulator accepted, no duplicates"
+    )
     func cancelMidSend() async throws {
         try await HeavyTests.exclusive {
-            let f = try await PushFixture.make(serverArguments: ["--senders", "1"], simulatorArguments: ["--latency-ms", "150"])
+            let f = try await PushFixture.make(
+                serverArguments: ["--senders", "1"], simulatorArguments: ["--latency-ms", "150"])
             defer { f.stop() }
             let targets = 3000
             try await Self.register(f.client, count: targets, channel: "cancel", base: 0x10000)
@@ -114,7 +129,8 @@ struct FanOutFaultTests {
             // Settled: no batch of the push is pending any more (what was in flight is recorded).
             try await Self.waitFor("the cancel to settle", timeout: 30) {
                 try await f.db.ledger.pool.query(
-                    "SELECT count(*) AS n FROM push_batches WHERE push_id = \(id) AND state = 'pending'")[0].int("n") == 0
+                    "SELECT count(*) AS n FROM push_batches WHERE push_id = \(id) AND state = 'pending'")[0].int("n")
+                    == 0
             }
             let settled = try #require(try f.simulator.control("stats?tokens=0")["apns"]?["accepted"]?.intValue)
             try await Task.sleep(for: .seconds(1))
@@ -130,7 +146,9 @@ struct FanOutFaultTests {
                 FROM events WHERE stream = \(PushEvent.stream(id)) AND type = 'PushBatchDelivered'
                 """)[0]
             #expect(try ledger.int64("s") == accepted)
-            print("cancel: \(accepted) of \(targets) accepted by the simulator, ledger successes \(try ledger.int64("s"))")
+            print(
+                "cancel: \(accepted) of \(targets) accepted by the simulator, ledger successes \(try ledger.int64("s"))"
+            )
             let audit = try ServerProcess.command(
                 ["report", "opens", "--app", "app1", "--format", "json"], databaseURL: f.db.url)
             #expect(audit.status == 0)
@@ -139,17 +157,19 @@ struct FanOutFaultTests {
     }
 
     @Test(
-        "SIGTERM (10,000 devices) and SIGINT (3,000) mid-push exit 0 within 10 s; after a restart every device has it exactly once",
-        arguments: [(SIGTERM, 10_000), (SIGINT, 3_000)])
+        "SIGTERM and SIGINT mid 10,000-device push exit 0 within 10 s; after a restart every device has it exactly once",
+        // 10,000 each: a smaller push can finish before the signal lands, and the test must stop it midway.
+        arguments: [(SIGTERM, 10_000), (SIGINT, 10_000)])
     func gracefulShutdown(signal: Int32, targets: Int) async throws {
         try await HeavyTests.exclusive {
             let serverArguments = ["--senders", "2"]
-            var f = try await PushFixture.make(serverArguments: serverArguments, simulatorArguments: ["--latency-ms", "100"])
+            var f = try await PushFixture.make(
+                serverArguments: serverArguments, simulatorArguments: ["--latency-ms", "100"])
             defer { f.stop() }
             try await Self.register(f.client, count: targets, channel: "term", base: 0x40000)
             let id = try await f.push(["channels": ["term"], "data": ["alert": "deploy"]])
             try await Self.waitFor("some deliveries", timeout: 60) {
-                (try f.simulator.control("stats?tokens=0")["apns"]?["accepted"]?.intValue ?? 0) >= Int64(targets / 7)
+                (try f.simulator.control("stats?tokens=0")["apns"]?["accepted"]?.intValue ?? 0) >= 1500
             }
             let signalled = Date()
             f.server.stop(signal: signal)
@@ -157,7 +177,9 @@ struct FanOutFaultTests {
             #expect(f.server.process.terminationStatus == 0)
             #expect(f.server.process.terminationReason == .exit)
             #expect(took < 10, "shutdown took \(took) s")
-            print("signal \(signal): exited \(f.server.process.terminationStatus) after \(String(format: "%.2f", took)) s")
+            print(
+                "signal \(signal): exited \(f.server.process.terminationStatus) after \(String(format: "%.2f", took)) s"
+            )
             let atStop = try #require(try f.simulator.control("stats?tokens=0")["apns"]?["accepted"]?.intValue)
             #expect(atStop < Int64(targets), "the stop must land mid-push")
 
@@ -180,9 +202,14 @@ struct FanOutFaultTests {
             defer { f.stop() }
             let targets = 800
             try await Self.register(f.client, count: targets, channel: "burst", base: 0x600000)
-            try f.simulator.configure(["rules": [[
-                "provider": "apns", "prefix": "", "status": 500, "reason": "InternalServerError", "failingAttempts": 1,
-            ]]])
+            try f.simulator.configure([
+                "rules": [
+                    [
+                        "provider": "apns", "prefix": "", "status": 500, "reason": "InternalServerError",
+                        "failingAttempts": 1,
+                    ]
+                ]
+            ])
             let id = try await f.push(["channels": ["burst"], "data": ["alert": "again"]])
             let record = try await f.waitDone(id, timeout: 60)
             #expect(record["successes"]?.intValue == Int64(targets), "\(record)")
@@ -198,16 +225,22 @@ struct FanOutFaultTests {
     /// 5 s in the test command; `PUSHLEDGER_OUTAGE_SECONDS=30` for the long end of what the service must ride out.
     static let outageSeconds = Double(ProcessInfo.processInfo.environment["PUSHLEDGER_OUTAGE_SECONDS"] ?? "") ?? 5
 
-    @Test("PostgreSQL stopped for 5 s (or PUSHLEDGER_OUTAGE_SECONDS) under writes and mid-push: prompt 503s, acknowledged writes kept, counts exact")
+    @Test(
+        "PostgreSQL stopped for 5 s (or PUSHLEDGER_OUTAGE_SECONDS) under writes and mid-push: prompt 503s, acknowledged writes kept, counts exact"
+    )
     func databaseOutage() async throws {
-        guard PrivateCluster.isAvailable else { Issue.record("PostgreSQL binaries are required"); return }
+        guard PrivateCluster.isAvailable else {
+            Issue.record("PostgreSQL binaries are required")
+            return
+        }
         try await HeavyTests.exclusive {
             let cluster = try PrivateCluster()
             defer { cluster.destroy() }
             let url = cluster.databaseURL
             #expect(try ServerProcess.command(["migrate"], databaseURL: url).status == 0)
             let created = try ServerProcess.command(
-                ["app", "create", "--name", "o", "--id", "app1", "--key", "key1", "--master-key", "master1"], databaseURL: url)
+                ["app", "create", "--name", "o", "--id", "app1", "--key", "key1", "--master-key", "master1"],
+                databaseURL: url)
             #expect(created.status == 0, "\(created.output)")
             let keys = try ProviderKeys.make()
             let simulator = try SimulatorProcess(keys: keys)
@@ -222,7 +255,8 @@ struct FanOutFaultTests {
             let targets = 5000
             try await Self.register(client, count: targets, channel: "outage", base: 0x80000)
             try simulator.configure(["latency": ["fixedMilliseconds": 60]])
-            let pushed = try await master.send("POST", "/1.1/push", json: ["channels": ["outage"], "data": ["alert": "x"]])
+            let pushed = try await master.send(
+                "POST", "/1.1/push", json: ["channels": ["outage"], "data": ["alert": "x"]])
             let id = try #require(pushed.body["objectId"]?.stringValue, "\(pushed.text)")
             try await Self.waitFor("deliveries before the outage", timeout: 60) {
                 (try simulator.control("stats?tokens=0")["apns"]?["accepted"]?.intValue ?? 0) >= 1000
@@ -237,9 +271,12 @@ struct FanOutFaultTests {
                 while await !acknowledged.stopped {
                     n += 1
                     let token = String(format: "%064x", 0x900000 + n)
-                    if let reply = try? await client.send("POST", "/1.1/installations", json: [
-                        "deviceType": "ios", "deviceToken": .string(token), "channels": ["later"],
-                    ]) {
+                    if let reply = try? await client.send(
+                        "POST", "/1.1/installations",
+                        json: [
+                            "deviceType": "ios", "deviceToken": .string(token), "channels": ["later"],
+                        ])
+                    {
                         await acknowledged.note(reply)
                     }
                     try? await Task.sleep(for: .milliseconds(20))
@@ -247,9 +284,11 @@ struct FanOutFaultTests {
             }
             try cluster.stop()
             let during = Date()
-            let reply = try await client.send("POST", "/1.1/installations", json: [
-                "deviceType": "ios", "deviceToken": .string(String(format: "%064x", 0xabcdef)),
-            ])
+            let reply = try await client.send(
+                "POST", "/1.1/installations",
+                json: [
+                    "deviceType": "ios", "deviceToken": .string(String(format: "%064x", 0xabcdef)),
+                ])
             #expect(reply.status == 503, "\(reply.text)")
             #expect(reply.body["code"] == 1)
             #expect(reply.headers.first { $0.key.lowercased() == "retry-after" } != nil)
@@ -278,8 +317,10 @@ struct FanOutFaultTests {
                 let found = try await master.send("GET", "/1.1/installations/\(objectId)")
                 #expect(found.status == 200, "acknowledged \(objectId) is missing")
             }
-            print("outage of \(Self.outageSeconds) s: \(saved.count) saves acknowledged, \(await acknowledged.refused) refused with 503; "
-                + "push recovered \(String(format: "%.1f", recovery)) s after restart; \(accepted - Int64(targets)) duplicates")
+            print(
+                "outage of \(Self.outageSeconds) s: \(saved.count) saves acknowledged, \(await acknowledged.refused) refused with 503; "
+                    + "push recovered \(String(format: "%.1f", recovery)) s after restart; \(accepted - Int64(targets)) duplicates"
+            )
             #expect(ServerProcessRebuild.verify(url))
         }
     }
