@@ -7,7 +7,7 @@ let package = Package(
     name: "pushledger",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "pushledger", targets: ["pushledger"]),
+        .executable(name: "pushledger", targets: ["pushledger"])
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -29,7 +29,8 @@ let package = Package(
         .target(
             name: "Postgres",
             dependencies: [
-                "CLibPQ", .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
+                "CLibPQ", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         .target(
@@ -117,7 +118,8 @@ let package = Package(
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(
-            name: "LedgerTests", dependencies: ["Ledger", "Delivery", "Postgres", "PushCore", "TestSupport", "PushLedgerServer"]),
+            name: "LedgerTests",
+            dependencies: ["Ledger", "Delivery", "Postgres", "PushCore", "TestSupport", "PushLedgerServer"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Ledger", "Postgres", "PushCore", "TestSupport"]),
         .target(name: "HTTP2TestSupport", path: "Tests/HTTP2TestSupport"),
         .testTarget(name: "CurlTests", dependencies: ["Curl", "HTTP2TestSupport"]),

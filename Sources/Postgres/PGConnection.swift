@@ -40,7 +40,8 @@ public final class PGConnection: @unchecked Sendable {
 
     /// UTC and ISO dates for decoding; and a plan for each execution unless a statement asks otherwise
     /// (`PGQuery.reusingPlan()`), so a statement's plan follows its values.
-    static let sessionSetup = "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET client_encoding = 'UTF8'; "
+    static let sessionSetup =
+        "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET client_encoding = 'UTF8'; "
         + "SET plan_cache_mode = force_custom_plan"
 
     private init(handle: OpaquePointer, queue: DispatchQueue, id: Int, genericPlanLifetime: Duration) {
@@ -169,7 +170,9 @@ public final class PGConnection: @unchecked Sendable {
     }
 
     /// Streams `COPY ... TO STDOUT` output, calling `onLine` for every chunk libpq hands back.
-    public func copyOut(_ copyStatement: PGQuery, onData: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Void)
+    public func copyOut(
+        _ copyStatement: PGQuery, onData: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Void
+    )
         async throws -> Int
     {
         try await onQueue { conn in
@@ -286,7 +289,8 @@ public final class PGConnection: @unchecked Sendable {
         Self.withCStrings(query.binds) { values -> OpaquePointer? in
             let n = Int32(values.count)
             if pipelined {
-                let ok = name.map { PQsendQueryPrepared(conn, $0, n, values, nil, nil, 0) }
+                let ok =
+                    name.map { PQsendQueryPrepared(conn, $0, n, values, nil, nil, 0) }
                     ?? PQsendQueryParams(conn, query.sql, n, nil, values, nil, nil, 0)
                 return ok == 1 ? conn : nil
             }
@@ -313,19 +317,31 @@ public final class PGConnection: @unchecked Sendable {
         }
         for (i, query) in queries.enumerated() {
             if needsModeChange(query), let mode = query.planMode {
-                guard sendUtility("SET plan_cache_mode = \(mode.rawValue)") else { sendFailed = true; break }
+                guard sendUtility("SET plan_cache_mode = \(mode.rawValue)") else {
+                    sendFailed = true
+                    break
+                }
                 planMode = mode
             }
             if isStale(query), let old = prepared.removeValue(forKey: query.sql) {
-                guard sendUtility("DEALLOCATE \(old.name)") else { sendFailed = true; break }
+                guard sendUtility("DEALLOCATE \(old.name)") else {
+                    sendFailed = true
+                    break
+                }
             }
             let name = preparedName(for: query)
             if let name, prepared[query.sql] == nil {
-                guard PQsendPrepare(conn, name, query.sql, Int32(query.binds.count), nil) == 1 else { sendFailed = true; break }
+                guard PQsendPrepare(conn, name, query.sql, Int32(query.binds.count), nil) == 1 else {
+                    sendFailed = true
+                    break
+                }
                 register(name, for: query.sql)
                 steps.append(.prepare(query.sql))
             }
-            guard send(query, name: name, conn: conn, pipelined: true) != nil else { sendFailed = true; break }
+            guard send(query, name: name, conn: conn, pipelined: true) != nil else {
+                sendFailed = true
+                break
+            }
             steps.append(.execute(last: final != nil && i == queries.count - 1))
         }
         _ = PQpipelineSync(conn)

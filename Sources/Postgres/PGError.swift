@@ -24,8 +24,9 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
     public var isUniqueViolation: Bool { sqlState == "23505" }
     /// The server is gone or unreachable (stopped, restarting, network): worth retrying, not the request's fault.
     public var isConnectionLoss: Bool {
-        kind == .connection || sqlState.map { $0.hasPrefix("08") || $0 == "57P01" || $0 == "57P02" || $0 == "57P03" }
-            ?? false
+        kind == .connection
+            || sqlState.map { $0.hasPrefix("08") || $0 == "57P01" || $0 == "57P02" || $0 == "57P03" }
+                ?? false
     }
     /// SQLSTATE class 22: the data could not be taken (a value out of range, an invalid regular expression…).
     public var isDataException: Bool { sqlState?.hasPrefix("22") ?? false }

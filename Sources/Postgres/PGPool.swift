@@ -35,7 +35,8 @@ public actor PGPool {
             return value
         } catch {
             if let error = error as? PGError {
-                let kind = error.isConnectionLoss ? "connection" : (error.sqlState.map { String($0.prefix(2)) } ?? "other")
+                let kind =
+                    error.isConnectionLoss ? "connection" : (error.sqlState.map { String($0.prefix(2)) } ?? "other")
                 Counter(label: "pushledger_pg_errors_total", dimensions: [("class", kind)]).increment()
             }
             await conn.discardPending()

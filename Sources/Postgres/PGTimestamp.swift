@@ -11,7 +11,10 @@ public enum PGTimestamp {
         let micros = Int64((seconds1970 * 1_000_000).rounded(.down))
         var seconds = micros / 1_000_000
         var fraction = micros % 1_000_000
-        if fraction < 0 { fraction += 1_000_000; seconds -= 1 }
+        if fraction < 0 {
+            fraction += 1_000_000
+            seconds -= 1
+        }
         var t = time_t(seconds)
         var parts = tm()
         gmtime_r(&t, &parts)

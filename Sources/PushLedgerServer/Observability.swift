@@ -47,7 +47,8 @@ enum Observability {
     static func migrationProblem(_ pool: PGPool) async -> String? {
         do {
             let shipped = Set(try LedgerMigrations.all().map(\.version))
-            let applied = Set(try await pool.query("SELECT version FROM schema_migrations").map { try $0.int("version") })
+            let applied = Set(
+                try await pool.query("SELECT version FROM schema_migrations").map { try $0.int("version") })
             let missing = shipped.subtracting(applied).sorted()
             return missing.isEmpty ? nil : "not applied: \(missing.map(String.init).joined(separator: ", "))"
         } catch {

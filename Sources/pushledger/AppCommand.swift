@@ -11,7 +11,8 @@ struct AppCommand: AsyncParsableCommand {
 }
 
 struct AppCreateCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "create", abstract: "Create an app; prints its keys as JSON.")
+    static let configuration = CommandConfiguration(
+        commandName: "create", abstract: "Create an app; prints its keys as JSON.")
 
     @OptionGroup var database: DatabaseOptions
     @Option var name: String
@@ -22,7 +23,9 @@ struct AppCreateCommand: AsyncParsableCommand {
     func run() async throws {
         let ledger = LedgerComponents(databaseURL: try database.url(), maxConnections: 2)
         let app = try await ledger.apps.create(name: name, appId: id, appKey: key, masterKey: masterKey)
-        let out: JSON = ["appId": .string(app.appId), "appKey": .string(app.appKey), "masterKey": .string(app.masterKey)]
+        let out: JSON = [
+            "appId": .string(app.appId), "appKey": .string(app.appKey), "masterKey": .string(app.masterKey),
+        ]
         print(out.encoded())
         await ledger.pool.close()
     }

@@ -13,6 +13,8 @@ struct MigrateCommand: AsyncParsableCommand {
         let pool = PGPool(url: try database.url(), maxConnections: 1)
         let applied = try await LedgerMigrations.migrate(pool: pool)
         await pool.close()
-        print(applied.isEmpty ? "schema is up to date" : "applied migrations \(applied.map(String.init).joined(separator: ", "))")
+        print(
+            applied.isEmpty
+                ? "schema is up to date" : "applied migrations \(applied.map(String.init).joined(separator: ", "))")
     }
 }

@@ -19,8 +19,10 @@ final class ProgressReporter: Sendable {
     private let started = ContinuousClock.now
 
     init(task: String, unit: String, pastTense: String, terminal: Bool = ProgressReporter.stderrIsTerminal) {
-        state = Mutex(State(meter: ProgressMeter(
-            task: task, unit: unit, pastTense: pastTense, mode: terminal ? .terminal : .log)))
+        state = Mutex(
+            State(
+                meter: ProgressMeter(
+                    task: task, unit: unit, pastTense: pastTense, mode: terminal ? .terminal : .log)))
         logger = Logger(label: "pushledger.\(task)")
     }
 

@@ -21,15 +21,18 @@ struct RebuildCommand: AsyncParsableCommand {
         let rate = String(format: "%.0f", report.eventsPerSecond)
         if verify {
             if report.differences.isEmpty {
-                print("verified: \(report.events) events rebuilt into projections identical to the live tables "
-                    + "(\(String(format: "%.2f", report.seconds)) s, \(rate) events/s)")
+                print(
+                    "verified: \(report.events) events rebuilt into projections identical to the live tables "
+                        + "(\(String(format: "%.2f", report.seconds)) s, \(rate) events/s)")
             } else {
                 for d in report.differences { print(d) }
                 print("MISMATCH: \(report.differences.count) table(s) differ from the log")
                 throw ExitStatus.failure.exitCode
             }
         } else {
-            print("rebuilt projections from \(report.events) events (\(String(format: "%.2f", report.seconds)) s, \(rate) events/s)")
+            print(
+                "rebuilt projections from \(report.events) events (\(String(format: "%.2f", report.seconds)) s, \(rate) events/s)"
+            )
         }
         await ledger.pool.close()
     }

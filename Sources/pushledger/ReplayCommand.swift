@@ -19,7 +19,9 @@ struct ReplayCommand: AsyncParsableCommand {
     var fold: String = ReplayFoldStrategy.setBased.rawValue
 
     func run() async throws {
-        guard let strategy = ReplayFoldStrategy(rawValue: fold) else { throw ValidationError("--fold: setBased or perEvent") }
+        guard let strategy = ReplayFoldStrategy(rawValue: fold) else {
+            throw ValidationError("--fold: setBased or perEvent")
+        }
         let instant = try CommandFailure.instant(at)
         let whereValue = try CommandFailure.json(whereJSON)
         var pushData: PushData?

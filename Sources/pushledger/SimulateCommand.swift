@@ -28,7 +28,8 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .customLong("goaway-after"), help: "Send GOAWAY after this many streams per connection")
     var goAwayAfter: Int?
     @Option(name: .customLong("fail-ratio"), help: "Fraction of requests answered 503 (seeded)") var failRatio = 0.0
-    @Flag(name: .customLong("no-recording"), help: "Do not record per-token requests (load tests)") var noRecording = false
+    @Flag(name: .customLong("no-recording"), help: "Do not record per-token requests (load tests)") var noRecording =
+        false
     @Flag(name: .customLong("no-default-rules"), help: "Disable the built-in error injection by token prefix")
     var noDefaultRules = false
 
@@ -39,7 +40,9 @@ struct SimulateCommand: AsyncParsableCommand {
             guard let apnsKeyId else { throw ValidationError("--apns-key-id goes with --apns-key-file") }
             config.apnsKeys = [try APNsVerificationKey(keyID: apnsKeyId, teamID: apnsTeamId, pemFile: apnsKeyFile)]
         }
-        if let serviceAccount { config.serviceAccounts = [try ServiceAccountVerificationKey(serviceAccountFile: serviceAccount)] }
+        if let serviceAccount {
+            config.serviceAccounts = [try ServiceAccountVerificationKey(serviceAccountFile: serviceAccount)]
+        }
         config.latency = SimulatorLatency(fixedMilliseconds: latency)
         config.goAwayAfterStreams = goAwayAfter
         if failRatio > 0 { config.failureRatios = FailureRatios(serviceUnavailable: failRatio) }
@@ -47,8 +50,9 @@ struct SimulateCommand: AsyncParsableCommand {
         if noDefaultRules { config.rules = [] }
         let logger = Logger(label: "pushledger.simulator")
         let server = SimulatorServer(configuration: config, logger: logger)
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         async let running: Void = group.run()
         let info = try await server.info()
         let ready: JSON = [
@@ -56,7 +60,7 @@ struct SimulateCommand: AsyncParsableCommand {
                 "host": .string(info.host), "port": .int(Int64(info.port)), "caFile": .string(info.caFile),
                 "control": .string(info.controlEndpoint),
                 "appSettings": .object(info.appSettings.mapValues { .string($0) }),
-            ],
+            ]
         ]
         FileHandle.standardOutput.write(Data((ready.encoded() + "\n").utf8))
         try await running

@@ -5,7 +5,7 @@ import Testing
 @testable import Curl
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("CurlClient against nghttpd over TLS", .enabled(if: Nghttpd.isInstalled, "needs nghttp2-server"))
@@ -218,8 +218,9 @@ struct CurlClientTests {
         let server = try Nghttpd()
         defer { server.stop() }
         let client = try CurlClient(
-            configuration: CurlConfiguration(tls: CurlTLSConfiguration(caFile: TestCertificates.shared.caFile),
-                                             maxInFlight: 8)
+            configuration: CurlConfiguration(
+                tls: CurlTLSConfiguration(caFile: TestCertificates.shared.caFile),
+                maxInFlight: 8)
         )
         let url = server.baseURL + "/hello.txt"
         let ok = try await withThrowingTaskGroup(of: Bool.self) { group in

@@ -16,8 +16,12 @@ import Testing
 
     @Test func headersAreLowerCasedTrimmedAndResetByAFinalStatusLine() throws {
         let transfer = try CurlTransfer(configuration: CurlConfiguration())
-        feed(transfer, headers: ["HTTP/1.1 100 Continue", "X-Interim: 1", "", "HTTP/1.1 200 OK", "Apns-ID:  abc \t",
-                                 "Content-Length: 2", ""], body: "ok")
+        feed(
+            transfer,
+            headers: [
+                "HTTP/1.1 100 Continue", "X-Interim: 1", "", "HTTP/1.1 200 OK", "Apns-ID:  abc \t",
+                "Content-Length: 2", "",
+            ], body: "ok")
         #expect(transfer.responseHeaders["x-interim"] == nil)
         #expect(transfer.responseHeaders.map(\.name) == ["apns-id", "content-length"])
         #expect(transfer.responseHeaders["apns-id"] == "abc")

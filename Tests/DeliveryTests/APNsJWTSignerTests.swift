@@ -20,8 +20,9 @@ import Testing
 
     @Test func garbageKeyIsRejected() {
         #expect(throws: CredentialError.self) {
-            try APNsJWTSigner(privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----",
-                              keyId: "K", teamId: "T")
+            try APNsJWTSigner(
+                privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----",
+                keyId: "K", teamId: "T")
         }
         #expect {
             try APNsJWTSigner(keyFile: "/nonexistent.p8", keyId: "K", teamId: "T")

@@ -6,7 +6,8 @@ import Testing
 
 @Suite struct FCMResponseMappingTests {
     let now = Date(timeIntervalSince1970: 1_700_000_000)
-    static let tokenViolation = #"{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":"#
+    static let tokenViolation =
+        #"{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":"#
         + #"[{"field":"message.token","description":"Invalid registration token"}]}"#
 
     private func outcome(_ status: Int, _ body: String, headers: HTTPHeaders = [:]) -> DeliveryOutcome {

@@ -1,11 +1,11 @@
 import Foundation
 import Ledger
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The `pushledger` binary's shared behaviour (issue 14): `--version`, `serve` flags from the environment,
@@ -28,9 +28,9 @@ struct CommandLineTests {
         let port = Loopback.freePort()
         // Another loopback address than the default 127.0.0.1, so the test sees HOST used, not the default.
         #if os(Linux)
-        let host = "127.0.0.2"
+            let host = "127.0.0.2"
         #else
-        let host = "localhost"
+            let host = "localhost"
         #endif
         let server = try CLI.Server(
             ["serve"], environment: ["DATABASE_URL": db.url, "HOST": host, "PORT": "\(port)"])
@@ -40,7 +40,7 @@ struct CommandLineTests {
         let health = try await TestHTTP(baseURL: "http://\(host):\(port)").send("GET", "/health")
         #expect(health.status == 200)
         #if os(Linux)
-        #expect(!Loopback.canConnect("127.0.0.1", port), "bound to the default host instead of HOST")
+            #expect(!Loopback.canConnect("127.0.0.1", port), "bound to the default host instead of HOST")
         #endif
     }
 
@@ -64,7 +64,8 @@ struct CommandLineTests {
         #expect(run.status == 64, "\(run)")
         #expect(run.stderr.contains("PORT") && run.stderr.contains("abc"), "\(run)")
         #expect(run.stdout.isEmpty)
-        let senders = try CLI.run(["serve"], environment: ["DATABASE_URL": Self.unreachable, "PUSHLEDGER_SENDERS": "x"])
+        let senders = try CLI.run(
+            ["serve"], environment: ["DATABASE_URL": Self.unreachable, "PUSHLEDGER_SENDERS": "x"])
         #expect(senders.status == 64, "\(senders)")
         #expect(senders.stderr.contains("PUSHLEDGER_SENDERS"), "\(senders)")
     }
@@ -150,9 +151,11 @@ struct CommandLineTests {
         let app = try await db.ledger.apps.create(name: "cli", appId: "cli", appKey: "cliKey", masterKey: "cliMaster")
         let meta = EventMetadata(keyKind: "client")
         for i in 0..<5 {
-            _ = try await db.ledger.installations.save(appId: app.appId, body: [
-                "deviceType": "android", "installationId": .string("cli-\(i)"), "channels": ["news"],
-            ], metadata: meta, now: LeanDate.parse("2026-01-01T00:00:00Z")!)
+            _ = try await db.ledger.installations.save(
+                appId: app.appId,
+                body: [
+                    "deviceType": "android", "installationId": .string("cli-\(i)"), "channels": ["news"],
+                ], metadata: meta, now: LeanDate.parse("2026-01-01T00:00:00Z")!)
         }
         let events = try await db.eventCount()
         let environment = ["DATABASE_URL": db.url, "LOG_FORMAT": "json"]
@@ -167,8 +170,10 @@ struct CommandLineTests {
 
         // The text format keeps the words scripts/bench-replay reads.
         let replay = try CLI.run(
-            ["replay", "--app", "cli", "--at", "2026-01-02T00:00:00Z", "--where", #"{"channels":"news"}"#,
-             "--format", "json"],
+            [
+                "replay", "--app", "cli", "--at", "2026-01-02T00:00:00Z", "--where", #"{"channels":"news"}"#,
+                "--format", "json",
+            ],
             environment: ["DATABASE_URL": db.url])
         #expect(replay.status == 0, "\(replay)")
         #expect(try JSON.parse(Array(replay.stdout.trimmed.utf8)).arrayValue?.count == 5, "\(replay)")

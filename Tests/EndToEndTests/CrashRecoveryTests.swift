@@ -1,8 +1,8 @@
 import Foundation
 import Ledger
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Crash recovery of the fan-out", .enabled(if: TestDatabase.isAvailable), .serialized)
 struct CrashRecoveryTests {
@@ -12,7 +12,8 @@ struct CrashRecoveryTests {
             let targets = 20_000
             // One sender and slow provider answers, so the kill lands in the middle of the fan-out.
             let serverArguments = ["--senders", "1", "--batch-lease-seconds", "3"]
-            var f = try await PushFixture.make(serverArguments: serverArguments, simulatorArguments: ["--latency-ms", "150"])
+            var f = try await PushFixture.make(
+                serverArguments: serverArguments, simulatorArguments: ["--latency-ms", "150"])
             defer { f.stop() }
             let store = f.db.ledger.installations
             let meta = EventMetadata(keyKind: "client", address: "127.0.0.1")
@@ -20,10 +21,12 @@ struct CrashRecoveryTests {
                 for worker in 0..<16 {
                     group.addTask {
                         for i in stride(from: worker, to: targets, by: 16) {
-                            _ = try await store.save(appId: "app1", body: [
-                                "deviceType": "ios", "deviceToken": .string(String(format: "%064x", 0x100000 + i)),
-                                "channels": ["crash"],
-                            ], metadata: meta)
+                            _ = try await store.save(
+                                appId: "app1",
+                                body: [
+                                    "deviceType": "ios", "deviceToken": .string(String(format: "%064x", 0x100000 + i)),
+                                    "channels": ["crash"],
+                                ], metadata: meta)
                         }
                     }
                 }
@@ -58,7 +61,8 @@ struct CrashRecoveryTests {
             #expect(accepted >= Int64(targets))
             #expect(accepted - Int64(targets) <= Int64(PushEvent.batchSize), "duplicates: \(accepted - Int64(targets))")
             let batches = try await f.db.ledger.pool.query(
-                "SELECT count(*) AS n, count(DISTINCT data->>'batch') AS d FROM events WHERE type = 'PushBatchDelivered'")[0]
+                "SELECT count(*) AS n, count(DISTINCT data->>'batch') AS d FROM events WHERE type = 'PushBatchDelivered'"
+            )[0]
             #expect(try batches.int("n") == targets / PushEvent.batchSize)
             #expect(try batches.int("d") == targets / PushEvent.batchSize)
             #expect(ServerProcessRebuild.verify(f.db.url))

@@ -1,7 +1,7 @@
 import Foundation
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Open tracking and push limits over HTTP", .enabled(if: TestDatabase.isAvailable), .serialized)
 struct OpenTrackingAPITests {
@@ -15,14 +15,17 @@ struct OpenTrackingAPITests {
         #expect(try await f.waitDone(id)["successes"] == 2)
 
         // Explicit _nid by objectId, then an SDK-format push open without _nid (attributed to the last delivery).
-        let explicit = try await f.client.send("POST", "/1.1/events/AppOpened", json: ["objectId": .string(i1), "notificationId": .string(id)])
+        let explicit = try await f.client.send(
+            "POST", "/1.1/events/AppOpened", json: ["objectId": .string(i1), "notificationId": .string(id)])
         #expect(explicit.status == 201, "\(explicit.text)")
         #expect(explicit.body["notificationId"]?.stringValue == id)
         #expect(explicit.body["attribution"] == "explicit")
-        let collected = try await f.client.send("POST", "/1.1/stats/collect", json: [
-            "device": ["installation_id": "dev-2", "os": "iOS"],
-            "events": ["event": [["event": "!AV!PushOpen", "attr": [:]], ["event": "_page", "duration": 3]]],
-        ])
+        let collected = try await f.client.send(
+            "POST", "/1.1/stats/collect",
+            json: [
+                "device": ["installation_id": "dev-2", "os": "iOS"],
+                "events": ["event": [["event": "!AV!PushOpen", "attr": [:]], ["event": "_page", "duration": 3]]],
+            ])
         #expect(collected.status == 200, "\(collected.text)")
         #expect(collected.body["opens"]?.arrayValue?.first?["notificationId"]?.stringValue == id)
         #expect(collected.body["opens"]?.arrayValue?.first?["attribution"] == "recent")
@@ -36,7 +39,8 @@ struct OpenTrackingAPITests {
         let unknown = try await f.client.send("POST", "/1.1/events/AppOpened", json: ["installationId": "nobody"])
         #expect(unknown.status == 404)
         #expect(unknown.body["code"] == 101)
-        let noEvents = try await f.client.send("POST", "/1.1/stats/collect", json: ["device": ["installation_id": "dev-2"]])
+        let noEvents = try await f.client.send(
+            "POST", "/1.1/stats/collect", json: ["device": ["installation_id": "dev-2"]])
         #expect(noEvents.body["code"] == 135)
         #expect(try await f.db.eventCount() == before)
     }
@@ -45,7 +49,8 @@ struct OpenTrackingAPITests {
     func rateLimitOverHTTP() async throws {
         let f = try await PushFixture.make()
         defer { f.stop() }
-        let set = try ServerProcess.command(["app", "set", "--app", "app1", "push_rate_per_minute=2"], databaseURL: f.db.url)
+        let set = try ServerProcess.command(
+            ["app", "set", "--app", "app1", "push_rate_per_minute=2"], databaseURL: f.db.url)
         #expect(set.status == 0)
         // The server caches apps briefly; wait until it sees the new limit.
         try await Task.sleep(for: .seconds(3))
@@ -68,7 +73,9 @@ struct OpenTrackingAPITests {
     func rateLimitAcrossProcesses() async throws {
         let f = try await PushFixture.make()
         defer { f.stop() }
-        #expect(try ServerProcess.command(["app", "set", "--app", "app1", "push_rate_per_minute=3"], databaseURL: f.db.url).status == 0)
+        #expect(
+            try ServerProcess.command(["app", "set", "--app", "app1", "push_rate_per_minute=3"], databaseURL: f.db.url)
+                .status == 0)
         let second = try ServerProcess(databaseURL: f.db.url)
         defer { second.stop() }
         let other = TestHTTP(baseURL: second.baseURL, headers: f.master.headers)

@@ -1,7 +1,7 @@
 import Foundation
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Push delivery end to end", .enabled(if: TestDatabase.isAvailable), .serialized)
 struct PushDeliveryTests {
@@ -15,7 +15,8 @@ struct PushDeliveryTests {
         let id = try await f.push([
             "channels": ["news"], "expiration_time": .string(LeanDate.format(expiration)),
             "data": [
-                "alert": ["title": "Hello", "body": "World"], "badge": "Increment", "sound": "default", "custom": "beside",
+                "alert": ["title": "Hello", "body": "World"], "badge": "Increment", "sound": "default",
+                "custom": "beside",
             ],
         ])
         let record = try await f.waitDone(id)
@@ -46,23 +47,32 @@ struct PushDeliveryTests {
         }
         #expect(try f.simulator.requests(token: hexToken(10))["requests"] == 0)
         // The stored badges moved too, as events.
-        let badges = try await f.master.send("GET", "/1.1/installations?where=\(TestHTTP.encode("{\"channels\":\"news\"}"))&order=badge").body
+        let badges = try await f.master.send(
+            "GET", "/1.1/installations?where=\(TestHTTP.encode("{\"channels\":\"news\"}"))&order=badge"
+        ).body
         #expect(badges["results"]?.arrayValue?.compactMap { $0["badge"]?.intValue } == [2, 3, 4])
         #expect(ServerProcessRebuild.verify(f.db.url))
     }
 
-    @Test("Android installations with a registrationId go through FCM HTTP v1 with an OAuth token; without one they count as NoDeliveryChannel")
+    @Test(
+        "Android installations with a registrationId go through FCM HTTP v1 with an OAuth token; without one they count as NoDeliveryChannel"
+    )
     func pushThroughFCM() async throws {
         let f = try await PushFixture.make()
         defer { f.stop() }
         for (iid, reg) in [("a1", "fcm-token-1"), ("a2", "fcm-token-2")] {
-            _ = try await f.client.send("POST", "/1.1/installations", json: [
-                "deviceType": "android", "installationId": .string(iid), "registrationId": .string(reg), "channels": ["droid"],
-            ])
+            _ = try await f.client.send(
+                "POST", "/1.1/installations",
+                json: [
+                    "deviceType": "android", "installationId": .string(iid), "registrationId": .string(reg),
+                    "channels": ["droid"],
+                ])
         }
-        _ = try await f.client.send("POST", "/1.1/installations", json: [
-            "deviceType": "android", "installationId": "a3", "channels": ["droid"],
-        ])
+        _ = try await f.client.send(
+            "POST", "/1.1/installations",
+            json: [
+                "deviceType": "android", "installationId": "a3", "channels": ["droid"],
+            ])
         let id = try await f.push([
             "channels": ["droid"], "expiration_interval": 600,
             "data": ["android": ["alert": "Hi droid", "title": "T", "extra": ["n": 1]]],
@@ -110,7 +120,10 @@ struct PushDeliveryTests {
         #expect(try f.simulator.requests(token: hexToken(21))["requests"] == 0)
 
         let byDevices = try await f.push(
-            ["device_type": "ios", "device_ids": [.string(hexToken(21)), .string(hexToken(99).uppercased())], "data": ["alert": "direct"]],
+            [
+                "device_type": "ios", "device_ids": [.string(hexToken(21)), .string(hexToken(99).uppercased())],
+                "data": ["alert": "direct"],
+            ],
             path: "/1.1/push/devices")
         let direct = try await f.waitDone(byDevices)
         #expect(direct["devices"] == 2)
@@ -138,17 +151,21 @@ struct PushDeliveryTests {
         #expect(try f.simulator.requests(token: hexToken(4, prefix: "5030"))["requests"] == 3)
         #expect(try await f.client.send("GET", "/1.1/installations/\(gone)").status == 404)
         #expect(try await f.client.send("GET", "/1.1/installations/\(bad)").status == 404)
-        let reasons = try await f.db.ledger.pool.query(
-            "SELECT data->'reasons' AS r FROM events WHERE type = 'PushBatchDelivered'")[0]["r"] ?? ""
-        #expect(reasons.contains("Unregistered") && reasons.contains("BadDeviceToken") && reasons.contains("InternalServerError"))
+        let reasons =
+            try await f.db.ledger.pool.query(
+                "SELECT data->'reasons' AS r FROM events WHERE type = 'PushBatchDelivered'")[0]["r"] ?? ""
+        #expect(
+            reasons.contains("Unregistered") && reasons.contains("BadDeviceToken")
+                && reasons.contains("InternalServerError"))
 
         let second = try await f.waitDone(try await f.push(["channels": ["news"], "data": ["alert": "two"]]))
         #expect(second["devices"] == 4)
         #expect(try f.simulator.requests(token: hexToken(1, prefix: "dead"))["requests"] == 1)
         // /push/devices drops a token remembered as invalid.
-        let direct = try await f.waitDone(try await f.push(
-            ["device_type": "ios", "device_ids": [.string(hexToken(1, prefix: "dead"))], "data": ["alert": "x"]],
-            path: "/1.1/push/devices"))
+        let direct = try await f.waitDone(
+            try await f.push(
+                ["device_type": "ios", "device_ids": [.string(hexToken(1, prefix: "dead"))], "data": ["alert": "x"]],
+                path: "/1.1/push/devices"))
         #expect(direct["devices"] == 0)
         #expect(ServerProcessRebuild.verify(f.db.url))
     }
@@ -159,13 +176,16 @@ struct PushDeliveryTests {
         defer { f.stop() }
         try await f.install(hexToken(7))
         let later = LeanDate.format(Date().addingTimeInterval(3600))
-        let scheduled = try await f.push(["channels": ["news"], "push_time": .string(later), "data": ["alert": "later"]])
+        let scheduled = try await f.push([
+            "channels": ["news"], "push_time": .string(later), "data": ["alert": "later"],
+        ])
         #expect(try await f.master.send("GET", "/1.1/notifications/\(scheduled)").body["status"] == "scheduled")
         let list = try await f.master.send("GET", "/1.1/scheduledPushMessages").body["results"]?.arrayValue ?? []
         #expect(list.count == 1)
         let entry = try #require(list.first)
         #expect(entry["push_msg"]?["data"]?["alert"] == "later")
-        #expect(entry["expire_time"]?.intValue == Int64((LeanDate.parse(later)!.timeIntervalSince1970 * 1000).rounded()))
+        #expect(
+            entry["expire_time"]?.intValue == Int64((LeanDate.parse(later)!.timeIntervalSince1970 * 1000).rounded()))
         let scheduleId = try #require(entry["id"]?.intValue)
         #expect(try await f.client.send("GET", "/1.1/scheduledPushMessages").status == 403)
         #expect(try await f.master.send("DELETE", "/1.1/scheduledPushMessages/\(scheduleId)").body == [:])
@@ -178,14 +198,17 @@ struct PushDeliveryTests {
         #expect(a == b)
         _ = try await f.waitDone(a)
         let expired = try await f.push([
-            "channels": ["news"], "expiration_time": .string(LeanDate.format(Date().addingTimeInterval(-5))), "data": ["alert": "stale"],
+            "channels": ["news"], "expiration_time": .string(LeanDate.format(Date().addingTimeInterval(-5))),
+            "data": ["alert": "stale"],
         ])
         let done = try await f.waitDone(expired)
         #expect(done["status"] == "done")
         #expect(done["devices"] == 0)
         try await Task.sleep(for: .milliseconds(300))
         #expect(try f.simulator.requests(token: hexToken(7))["requests"] == 1)
-        #expect(try await f.db.ledger.pool.query("SELECT count(*) AS n FROM events WHERE type = 'PushExpired'")[0].int("n") == 1)
+        #expect(
+            try await f.db.ledger.pool.query("SELECT count(*) AS n FROM events WHERE type = 'PushExpired'")[0].int("n")
+                == 1)
         // Deleting a record removes it.
         #expect(try await f.master.send("DELETE", "/1.1/notifications/\(a)").status == 200)
         #expect(try await f.master.send("GET", "/1.1/notifications/\(a)").status == 404)
@@ -210,17 +233,24 @@ struct PushDeliveryTests {
             let reply = try await f.master.send("POST", "/1.1/push", json: body)
             #expect(reply.body["code"]?.intValue == Int64(code), "\(body.encoded()): \(reply.text)")
         }
-        let tooMany = try await f.master.send("POST", "/1.1/push/devices", json: [
-            "device_type": "ios", "device_ids": .array((0..<501).map { .string(hexToken($0)) }), "data": ["alert": "x"],
-        ])
+        let tooMany = try await f.master.send(
+            "POST", "/1.1/push/devices",
+            json: [
+                "device_type": "ios", "device_ids": .array((0..<501).map { .string(hexToken($0)) }),
+                "data": ["alert": "x"],
+            ])
         #expect(tooMany.status == 400)
         #expect(tooMany.body["code"] == 1)
-        let fiveHundred = try await f.master.send("POST", "/1.1/push/devices", json: [
-            "device_type": "ios", "device_ids": .array((0..<500).map { .string(hexToken($0, prefix: "bad0")) }),
-            "data": ["alert": .string(String(repeating: "y", count: 5000))],
-        ])
-        #expect(fiveHundred.status == 400, "a 500-token list is accepted but a 5000-byte alert exceeds APNs' payload limit")
-        let big = try await f.master.send("POST", "/1.1/push", json: ["data": ["alert": .string(String(repeating: "x", count: 5000))]])
+        let fiveHundred = try await f.master.send(
+            "POST", "/1.1/push/devices",
+            json: [
+                "device_type": "ios", "device_ids": .array((0..<500).map { .string(hexToken($0, prefix: "bad0")) }),
+                "data": ["alert": .string(String(repeating: "y", count: 5000))],
+            ])
+        #expect(
+            fiveHundred.status == 400, "a 500-token list is accepted but a 5000-byte alert exceeds APNs' payload limit")
+        let big = try await f.master.send(
+            "POST", "/1.1/push", json: ["data": ["alert": .string(String(repeating: "x", count: 5000))]])
         #expect(big.status == 413)
         let asClient = try await f.client.send("POST", "/1.1/push", json: ["data": ["alert": "x"]])
         #expect(asClient.status == 403)

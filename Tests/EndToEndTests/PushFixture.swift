@@ -1,7 +1,7 @@
 import Foundation
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 /// A server and a simulator, with app1 pointed at the simulator.
 struct PushFixture {
@@ -17,7 +17,8 @@ struct PushFixture {
         _ = try await db.ledger.apps.create(name: "one", appId: "app1", appKey: "key1", masterKey: "master1")
         let keys = try ProviderKeys.make()
         let simulator = try SimulatorProcess(keys: keys, extraArguments: simulatorArguments)
-        let set = try ServerProcess.command(["app", "set", "--app", "app1"] + keys.appSettings(simulator: simulator), databaseURL: db.url)
+        let set = try ServerProcess.command(
+            ["app", "set", "--app", "app1"] + keys.appSettings(simulator: simulator), databaseURL: db.url)
         guard set.status == 0 else { throw ServerFailure.didNotStart(set.output) }
         let server = try ServerProcess(databaseURL: db.url, extraArguments: serverArguments)
         return PushFixture(
@@ -32,8 +33,12 @@ struct PushFixture {
     }
 
     @discardableResult
-    func install(_ token: String, channels: [String] = ["news"], badge: Int? = nil, extra: [String: JSON] = [:]) async throws -> String {
-        var body: [String: JSON] = ["deviceType": "ios", "deviceToken": .string(token), "channels": .array(channels.map { .string($0) })]
+    func install(
+        _ token: String, channels: [String] = ["news"], badge: Int? = nil, extra: [String: JSON] = [:]
+    ) async throws -> String {
+        var body: [String: JSON] = [
+            "deviceType": "ios", "deviceToken": .string(token), "channels": .array(channels.map { .string($0) }),
+        ]
         if let badge { body["badge"] = .int(Int64(badge)) }
         for (k, v) in extra { body[k] = v }
         let reply = try await client.send("POST", "/1.1/installations", json: .object(body))

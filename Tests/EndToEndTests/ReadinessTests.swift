@@ -1,7 +1,7 @@
 import Foundation
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 /// `/ready` follows the database: 200 while PostgreSQL answers, 503 with a JSON reason while it is down,
 /// 200 again once it is back; `/health` answers throughout (the process is alive).
@@ -9,7 +9,10 @@ import TestSupport
 struct ReadinessTests {
     @Test("/ready goes 503 with a reason when PostgreSQL stops and back to 200 when it starts")
     func readyFollowsTheDatabase() async throws {
-        guard PrivateCluster.isAvailable else { Issue.record("PostgreSQL binaries are required"); return }
+        guard PrivateCluster.isAvailable else {
+            Issue.record("PostgreSQL binaries are required")
+            return
+        }
         try await HeavyTests.exclusive {
             let cluster = try PrivateCluster()
             defer { cluster.destroy() }

@@ -1,8 +1,8 @@
 import Foundation
 import Ledger
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Fan-out shared by several processes", .enabled(if: TestDatabase.isAvailable), .serialized)
 struct SharedFanOutTests {
@@ -12,10 +12,12 @@ struct SharedFanOutTests {
             for worker in 0..<8 {
                 group.addTask {
                     for i in stride(from: worker, to: count, by: 8) {
-                        _ = try await store.save(appId: "app1", body: [
-                            "deviceType": "ios", "deviceToken": .string(String(format: "%064x", offset + i)),
-                            "channels": .array([.string(channel)]),
-                        ], metadata: EventMetadata(keyKind: "client"))
+                        _ = try await store.save(
+                            appId: "app1",
+                            body: [
+                                "deviceType": "ios", "deviceToken": .string(String(format: "%064x", offset + i)),
+                                "channels": .array([.string(channel)]),
+                            ], metadata: EventMetadata(keyKind: "client"))
                     }
                 }
             }
@@ -42,7 +44,8 @@ struct SharedFanOutTests {
             // Counts are exact; provider-side re-sends (a request re-sent after its connection dropped or timed out,
             // see README "Not finished") must stay bounded by what the two processes can have in flight.
             let accepted = try #require(stats["apns"]?["accepted"]?.intValue)
-            #expect(accepted >= 3000 && accepted - 3000 <= Int64(2 * PushEvent.batchSize),
+            #expect(
+                accepted >= 3000 && accepted - 3000 <= Int64(2 * PushEvent.batchSize),
                 "accepted \(accepted) in \(took); simulator \(stats)")
             let owners = try await f.db.ledger.pool.query(
                 "SELECT count(DISTINCT claimed_by) AS n FROM push_batches WHERE push_id = \(id)")[0].int("n")

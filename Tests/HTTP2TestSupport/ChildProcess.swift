@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A child process spawned with an empty signal mask. Foundation's `Process` spawns from threads that block

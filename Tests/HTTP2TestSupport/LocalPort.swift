@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Loopback TCP helpers: free ports, readiness probes, and a listener that never answers.

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real HTTP/2-over-TLS server for the tests: Debian's `nghttpd` serving a temporary htdocs folder (it answers

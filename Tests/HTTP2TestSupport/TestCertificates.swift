@@ -24,12 +24,18 @@ public struct TestCertificates: Sendable {
         let ext = directory + "/server.ext"
         try! "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: ext, atomically: true, encoding: .utf8)
         openssl(["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Test CA"])
-        openssl(["req", "-x509"] + ec + ["-keyout", "other-ca.key", "-out", "other-ca.pem", "-days", "2",
-                 "-subj", "/CN=Other CA"])
+        openssl(
+            ["req", "-x509"] + ec + [
+                "-keyout", "other-ca.key", "-out", "other-ca.pem", "-days", "2",
+                "-subj", "/CN=Other CA",
+            ])
         for (name, subject) in [("server", "/CN=localhost"), ("client", "/CN=Test Client")] {
             openssl(["req"] + ec + ["-keyout", "\(name).key", "-out", "\(name).csr", "-subj", subject])
-            openssl(["x509", "-req", "-in", "\(name).csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                     "-out", "\(name).pem", "-days", "2"] + (name == "server" ? ["-extfile", ext] : []))
+            openssl(
+                [
+                    "x509", "-req", "-in", "\(name).csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                    "-out", "\(name).pem", "-days", "2",
+                ] + (name == "server" ? ["-extfile", ext] : []))
         }
     }
 

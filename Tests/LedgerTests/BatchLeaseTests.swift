@@ -1,8 +1,8 @@
 import Foundation
 import Ledger
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 /// A batch's lease: a live sender renews it, so only a dead sender's batch becomes claimable by others.
 @Suite("Batch leases", .enabled(if: TestDatabase.isAvailable))
@@ -13,10 +13,13 @@ struct BatchLeaseTests {
         let app = try await db.ledger.apps.create(name: "x", appId: "lease")
         // A whole second: the push's send_at round-trips through PostgreSQL's microseconds.
         let t0 = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-        _ = try await db.ledger.installations.save(appId: app.appId, body: [
-            "deviceType": "ios", "deviceToken": .string(String(format: "%064x", 1)), "channels": ["news"],
-        ], metadata: EventMetadata(keyKind: "master"), now: t0 - 60)
-        _ = try await SimulatedPushes.push(["channels": ["news"], "data": ["alert": "hi"]], app: app, at: t0, db.ledger)
+        _ = try await db.ledger.installations.save(
+            appId: app.appId,
+            body: [
+                "deviceType": "ios", "deviceToken": .string(String(format: "%064x", 1)), "channels": ["news"],
+            ], metadata: EventMetadata(keyKind: "master"), now: t0 - 60)
+        _ = try await SimulatedPushes.push(
+            ["channels": ["news"], "data": ["alert": "hi"]], app: app, at: t0, db.ledger)
         let batches = PushBatches(store: db.ledger.events)
         let lease = Duration.seconds(30)
 

@@ -2,8 +2,8 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Event log integrity", .enabled(if: TestDatabase.isAvailable))
 struct EventLogIntegrityTests {
@@ -80,7 +80,8 @@ struct EventLogIntegrityTests {
             // Wait for the listener to be connected before appending.
             try await Task.sleep(for: .milliseconds(500))
             // An installation-only append does not notify (it would serialise commits for nobody) …
-            try await db.ledger.events.write(appId: "notify1", metadata: .system("t"), lockKeys: ["installation:x"]) { tx in
+            try await db.ledger.events.write(appId: "notify1", metadata: .system("t"), lockKeys: ["installation:x"]) {
+                tx in
                 try await tx.append(stream: "installation:x", expectedVersion: 0, [NewEvent("T", [:])])
             }
             // … a push append does.
@@ -100,7 +101,9 @@ struct EventLogIntegrityTests {
         let db = try await TestDatabase.make()
         try await db.ledger.pool.withConnection { conn in
             try await conn.query("CREATE TABLE c (a text, b text)")
-            try await conn.copyIn("COPY c (a, b) FROM STDIN", lines: (0..<1000).map { PGCopy.line(["r\($0)", "tab\there\\ \n"]) } + [PGCopy.line([nil, "x"])])
+            try await conn.copyIn(
+                "COPY c (a, b) FROM STDIN",
+                lines: (0..<1000).map { PGCopy.line(["r\($0)", "tab\there\\ \n"]) } + [PGCopy.line([nil, "x"])])
             let rows = try await conn.query("SELECT count(*) AS n, count(a) AS na, max(b) AS b FROM c")[0]
             #expect(try rows.int("n") == 1001)
             #expect(try rows.int("na") == 1000)

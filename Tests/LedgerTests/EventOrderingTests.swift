@@ -2,8 +2,8 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 /// Records every event it is given, so tests can see what a projector applied and in which order (`seq`).
 struct RecordingProjection: Projection {
@@ -12,7 +12,8 @@ struct RecordingProjection: Projection {
     func handles(_ eventType: String) -> Bool { true }
     func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
         try await conn.query(
-            "INSERT INTO \(unsafeRaw: schema).test_applied (stream, version) VALUES (\(event.stream), \(event.version))")
+            "INSERT INTO \(unsafeRaw: schema).test_applied (stream, version) VALUES (\(event.stream), \(event.version))"
+        )
     }
 }
 

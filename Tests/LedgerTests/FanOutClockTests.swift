@@ -3,8 +3,8 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 /// The whole fan-out (targeting loop, senders, real HTTP/2 to the simulator) running on an injected clock:
 /// time is moved, not waited for.
@@ -25,16 +25,20 @@ struct FanOutClockTests {
         try await db.ledger.apps.set(appId: app.appId, settings)
         let tokens = (1...4).map { String(format: "%064x", 0xC10C_0000 + $0) }
         for token in tokens {
-            _ = try await db.ledger.installations.save(appId: app.appId, body: [
-                "deviceType": "ios", "deviceToken": .string(token), "channels": ["c"],
-            ], metadata: EventMetadata(keyKind: "master"))
+            _ = try await db.ledger.installations.save(
+                appId: app.appId,
+                body: [
+                    "deviceType": "ios", "deviceToken": .string(token), "channels": ["c"],
+                ], metadata: EventMetadata(keyKind: "master"))
         }
         let t0 = clock.now()
         let pushTime = LeanDate.format(t0.addingTimeInterval(3600))
         func schedule(interval: Int64) async throws -> String {
             let request = try PushRequest.parse(
-                ["channels": ["c"], "data": ["alert": "tick"], "push_time": .string(pushTime),
-                 "expiration_interval": .int(interval)],
+                [
+                    "channels": ["c"], "data": ["alert": "tick"], "push_time": .string(pushTime),
+                    "expiration_interval": .int(interval),
+                ],
                 devicesEndpoint: false, headerProd: nil, now: clock.now())
             #expect(request.isScheduled)
             let found = try #require(try await db.ledger.apps.find(app.appId))

@@ -2,8 +2,8 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 13: one push's failure never holds up another; expiration as SPEC §4.1/§4.7; cancel keeps what
 /// was in flight; work handed back is sent once. Time is moved by passing instants, never by sleeping.
@@ -13,9 +13,12 @@ struct FanOutFailureTests {
 
     func installs(_ db: TestDatabase, app: String, count: Int, channel: String = "c", from: Int = 1) async throws {
         for i in 0..<count {
-            _ = try await db.ledger.installations.save(appId: app, body: [
-                "deviceType": "ios", "deviceToken": .string(String(format: "%064x", from + i)), "channels": [.string(channel)],
-            ], metadata: meta)
+            _ = try await db.ledger.installations.save(
+                appId: app,
+                body: [
+                    "deviceType": "ios", "deviceToken": .string(String(format: "%064x", from + i)),
+                    "channels": [.string(channel)],
+                ], metadata: meta)
         }
     }
 
@@ -45,10 +48,12 @@ struct FanOutFailureTests {
         let app = try await db.ledger.apps.create(name: "a", appId: "pill1")
         try await installs(db, app: app.appId, count: 3)
         let t0 = Date()
-        let parsed = try request([
-            "channels": ["c"], "data": ["alert": "x"], "push_time": .string(LeanDate.format(t0.addingTimeInterval(20))),
-            "expiration_interval": 5,
-        ], now: t0)
+        let parsed = try request(
+            [
+                "channels": ["c"], "data": ["alert": "x"],
+                "push_time": .string(LeanDate.format(t0.addingTimeInterval(20))),
+                "expiration_interval": 5,
+            ], now: t0)
         // Counted from push_time (SPEC §4.1), not from the request.
         #expect(abs(try #require(parsed.expiration).timeIntervalSince(t0.addingTimeInterval(25))) < 0.002)
         #expect(!parsed.isScheduled)
@@ -83,10 +88,12 @@ struct FanOutFailureTests {
         #expect(expired["devices"] == 0)
         #expect(expired["status"] == "done")
         let types = try await db.ledger.pool.query(
-            "SELECT type FROM events WHERE stream = \(PushEvent.stream(late.objectId)) ORDER BY version").map { $0["type"] ?? "" }
+            "SELECT type FROM events WHERE stream = \(PushEvent.stream(late.objectId)) ORDER BY version"
+        ).map { $0["type"] ?? "" }
         #expect(types == [PushEvent.requested, PushEvent.expired])
-        #expect(try await db.ledger.pool.query(
-            "SELECT count(*) AS n FROM push_batches WHERE push_id = \(late.objectId)")[0].int("n") == 0)
+        #expect(
+            try await db.ledger.pool.query(
+                "SELECT count(*) AS n FROM push_batches WHERE push_id = \(late.objectId)")[0].int("n") == 0)
     }
 
     @Test("a push_time in 2013 with a six-day interval is recorded as expired and never sent")
@@ -95,9 +102,10 @@ struct FanOutFailureTests {
         let app = try await db.ledger.apps.create(name: "a", appId: "old")
         try await installs(db, app: app.appId, count: 2)
         let now = Date()
-        let parsed = try request([
-            "data": ["alert": "x"], "push_time": "2013-05-01T00:00:00.000Z", "expiration_interval": 518_400,
-        ], now: now)
+        let parsed = try request(
+            [
+                "data": ["alert": "x"], "push_time": "2013-05-01T00:00:00.000Z", "expiration_interval": 518_400,
+            ], now: now)
         #expect(parsed.expiration == LeanDate.parse("2013-05-07T00:00:00.000Z"))
         let accepted = try await db.ledger.pushes.request(parsed, app: app, metadata: meta, now: now)
         let targeting = PushTargeting(store: db.ledger.events)
@@ -106,10 +114,11 @@ struct FanOutFailureTests {
         #expect(r["devices"] == 0)
         #expect(r["status"] == "done")
         // The /push/devices shape is refused at once too: nothing is leased.
-        let devices = try PushRequest.parse([
-            "device_type": "ios", "device_ids": [.string(String(format: "%064x", 1))], "data": ["alert": "x"],
-            "push_time": "2013-05-01T00:00:00.000Z", "expiration_interval": 60,
-        ], devicesEndpoint: true, headerProd: nil, now: now)
+        let devices = try PushRequest.parse(
+            [
+                "device_type": "ios", "device_ids": [.string(String(format: "%064x", 1))], "data": ["alert": "x"],
+                "push_time": "2013-05-01T00:00:00.000Z", "expiration_interval": 60,
+            ], devicesEndpoint: true, headerProd: nil, now: now)
         let sent = try await db.ledger.pushes.request(devices, app: app, metadata: meta, now: now)
         #expect(try await record(db, app.appId, sent.objectId)["status"] == "done")
         #expect(try await PushBatches(store: db.ledger.events).claim(owner: "t", now: now) == nil)
@@ -140,7 +149,8 @@ struct FanOutFailureTests {
         let good = try await db.ledger.apps.create(name: "good", appId: "goodapp")
         try await installs(db, app: good.appId, count: 2)
         let now = Date()
-        let poison = try await db.ledger.pushes.request(try request(["data": ["alert": "x"]], now: now), app: bad, metadata: meta, now: now)
+        let poison = try await db.ledger.pushes.request(
+            try request(["data": ["alert": "x"]], now: now), app: bad, metadata: meta, now: now)
         // A row written by an older version that today's parser refuses.
         try await db.ledger.pool.query(
             "UPDATE push_jobs SET request = '{\"data\": null}'::jsonb WHERE push_id = \(poison.objectId)")
@@ -156,7 +166,10 @@ struct FanOutFailureTests {
         } catch {
             let decision = try await targeting.recordFailure(
                 appId: bad.appId, pushId: poison.objectId, error: error, now: now.addingTimeInterval(2))
-            guard case .fail = decision else { Issue.record("a parse failure is permanent: \(decision)"); return }
+            guard case .fail = decision else {
+                Issue.record("a parse failure is permanent: \(decision)")
+                return
+            }
         }
         while try await targeting.step(app: good, pushId: fine.objectId, now: now.addingTimeInterval(2)) {}
         #expect(try await targeting.dueJobs(now: now.addingTimeInterval(3)).isEmpty)
@@ -170,7 +183,8 @@ struct FanOutFailureTests {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "a", appId: "flaky")
         let now = Date()
-        let accepted = try await db.ledger.pushes.request(try request(["data": ["alert": "x"]], now: now), app: app, metadata: meta, now: now)
+        let accepted = try await db.ledger.pushes.request(
+            try request(["data": ["alert": "x"]], now: now), app: app, metadata: meta, now: now)
         let targeting = PushTargeting(store: db.ledger.events)
         let policy = FanOutFailurePolicy(maxAttempts: 3, baseDelay: .seconds(10), maxDelay: .seconds(60))
         struct Flaky: Error {}
@@ -186,7 +200,10 @@ struct FanOutFailureTests {
         }
         let last = try await targeting.recordFailure(
             appId: app.appId, pushId: accepted.objectId, error: Flaky(), policy: policy, now: t, random: 1)
-        guard case .fail(let status) = last else { Issue.record("expected the push to fail: \(last)"); return }
+        guard case .fail(let status) = last else {
+            Issue.record("expected the push to fail: \(last)")
+            return
+        }
         #expect(status.hasPrefix("failed: internal error"))
         #expect(try await record(db, app.appId, accepted.objectId)["status"]?.stringValue == status)
         #expect(try await targeting.dueJobs(now: t.addingTimeInterval(3600)).isEmpty)
@@ -214,8 +231,10 @@ struct FanOutFailureTests {
             """)[0]
         #expect(try delivered.int("s") == 300)
         #expect(try delivered.int("c") == 200)
-        #expect(try await db.ledger.pool.query(
-            "SELECT count(*) AS n FROM push_batches WHERE push_id = \(accepted.objectId) AND state = 'pending'")[0].int("n") == 0)
+        #expect(
+            try await db.ledger.pool.query(
+                "SELECT count(*) AS n FROM push_batches WHERE push_id = \(accepted.objectId) AND state = 'pending'")[0]
+                .int("n") == 0)
     }
 
     @Test("targets a sender could not send while the push is live go back to the queue and are sent once")
@@ -225,7 +244,8 @@ struct FanOutFailureTests {
         let (accepted, now) = try await targetedPush(db, app: app, devices: 10)
         let batches = PushBatches(store: db.ledger.events)
         let first = try #require(try await batches.claim(owner: "a", now: now))
-        try await batches.record(first, outcomes: first.targets.indices.map { $0 < 4 ? .delivered : .notSent }, now: now)
+        try await batches.record(
+            first, outcomes: first.targets.indices.map { $0 < 4 ? .delivered : .notSent }, now: now)
         #expect(try await record(db, app.appId, accepted.objectId)["status"] == "in-queue")
         let second = try #require(try await batches.claim(owner: "b", now: now))
         #expect(second.targets.map(\.token) == Array(first.targets.dropFirst(4)).map(\.token))
@@ -246,7 +266,8 @@ struct FanOutFailureTests {
         let batches = PushBatches(store: db.ledger.events)
         let claim = try #require(try await batches.claim(owner: "a", now: now))
         let outcomes = claim.targets.indices.map { $0 < 2 ? TargetOutcome.failed(reason: "TopicDisallowed") : .notSent }
-        try await batches.record(claim, outcomes: outcomes, pushFailure: "APNs refused the push: TopicDisallowed", now: now)
+        try await batches.record(
+            claim, outcomes: outcomes, pushFailure: "APNs refused the push: TopicDisallowed", now: now)
         let r = try await record(db, app.appId, accepted.objectId)
         #expect(r["status"] == "failed: APNs refused the push: TopicDisallowed")
         #expect(r["errorReasons"] == ["TopicDisallowed": 2, "PushFailed": 498])
@@ -258,10 +279,12 @@ struct FanOutFailureTests {
     func badgeIncrementSaturates() async throws {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "a", appId: "maxbadge")
-        _ = try await db.ledger.installations.save(appId: app.appId, body: [
-            "deviceType": "ios", "deviceToken": .string(String(format: "%064x", 7)), "channels": ["maxb"],
-            "badge": .int(.max),
-        ], metadata: meta)
+        _ = try await db.ledger.installations.save(
+            appId: app.appId,
+            body: [
+                "deviceType": "ios", "deviceToken": .string(String(format: "%064x", 7)), "channels": ["maxb"],
+                "badge": .int(.max),
+            ], metadata: meta)
         let now = Date()
         let accepted = try await db.ledger.pushes.request(
             try request(["channels": ["maxb"], "data": ["alert": "x", "badge": "Increment"]], now: now), app: app,
@@ -277,7 +300,8 @@ struct FanOutFailureTests {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "a", appId: "flow")
         let now = Date()
-        let accepted = try await db.ledger.pushes.request(try request(["data": ["alert": "x"]], now: now), app: app, metadata: meta, now: now)
+        let accepted = try await db.ledger.pushes.request(
+            try request(["data": ["alert": "x"]], now: now), app: app, metadata: meta, now: now)
         let batches = PushBatches(store: db.ledger.events)
         // Shares of 30 s and 60 s: long enough that the calls themselves (even on a loaded machine) fall
         // inside the previous share, so each reservation starts exactly where the previous one ends.

@@ -1,6 +1,7 @@
-@testable import Ledger
 import Synchronization
 import Testing
+
+@testable import Ledger
 
 /// The batching rules on their own, without a database.
 @Suite("Group commit queue")

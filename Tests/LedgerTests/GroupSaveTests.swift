@@ -1,9 +1,10 @@
 import Foundation
-@testable import Ledger
 import Postgres
 import PushCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import Ledger
 
 /// Installation saves that arrive together share a transaction (group commit); each must still get its own
 /// answer, its own events with its own metadata, and nothing of a refused save may reach the log.
@@ -21,9 +22,11 @@ struct GroupSaveTests {
         // Installations that concurrent saves will upsert onto.
         var existing: [Int: String] = [:]
         for n in 1...20 {
-            let saved = try await store.save(appId: app.appId, body: [
-                "deviceType": "ios", "deviceToken": .string(Self.token(n)), "installationId": .string("iid-\(n)"),
-            ], metadata: EventMetadata(keyKind: "client"))
+            let saved = try await store.save(
+                appId: app.appId,
+                body: [
+                    "deviceType": "ios", "deviceToken": .string(Self.token(n)), "installationId": .string("iid-\(n)"),
+                ], metadata: EventMetadata(keyKind: "client"))
             existing[n] = saved.objectId
         }
         let eventsBefore = try await db.eventCount()
@@ -34,24 +37,35 @@ struct GroupSaveTests {
         for i in 0..<300 {
             switch i % 6 {
             case 0, 1, 2:
-                requests.append((["deviceType": "ios", "deviceToken": .string(Self.token(1000 + i)), "channels": ["c"]], .created))
+                requests.append(
+                    (["deviceType": "ios", "deviceToken": .string(Self.token(1000 + i)), "channels": ["c"]], .created))
             case 3:
                 let n = 1 + (i / 6) % 20
-                requests.append((["deviceToken": .string(Self.token(n)), "channels": .array([.string("u\(i)")])], .upserted(of: n)))
+                requests.append(
+                    (["deviceToken": .string(Self.token(n)), "channels": .array([.string("u\(i)")])], .upserted(of: n)))
             case 4:
-                requests.append((["deviceType": "nokia", "deviceToken": .string(Self.token(1000 + i))], .refused(code: 1)))
+                requests.append(
+                    (["deviceType": "nokia", "deviceToken": .string(Self.token(1000 + i))], .refused(code: 1)))
             default:
                 let n = 1 + (i / 6) % 19
-                requests.append((["deviceToken": .string(Self.token(n)), "installationId": .string("iid-\(n + 1)")],
-                    .refused(code: 132)))
+                requests.append(
+                    (
+                        ["deviceToken": .string(Self.token(n)), "installationId": .string("iid-\(n + 1)")],
+                        .refused(code: 132)
+                    ))
             }
         }
         let results = await withTaskGroup(of: (Int, Result<InstallationStore.SaveResult, any Error>).self) { group in
             for (i, request) in requests.enumerated() {
                 group.addTask {
                     do {
-                        return (i, .success(try await store.save(
-                            appId: app.appId, body: request.body, metadata: EventMetadata(keyKind: "client", requestId: "r\(i)"))))
+                        return (
+                            i,
+                            .success(
+                                try await store.save(
+                                    appId: app.appId, body: request.body,
+                                    metadata: EventMetadata(keyKind: "client", requestId: "r\(i)")))
+                        )
                     } catch {
                         return (i, .failure(error))
                     }
@@ -114,9 +128,12 @@ struct GroupSaveTests {
         let saved = try await withThrowingTaskGroup(of: InstallationStore.SaveResult.self) { group in
             for i in 0..<40 {
                 group.addTask {
-                    try await store.save(appId: app.appId, body: [
-                        "deviceType": "ios", "deviceToken": .string(Self.token(i % 4)), "channels": .array([.string("c\(i)")]),
-                    ], metadata: EventMetadata(keyKind: "client"))
+                    try await store.save(
+                        appId: app.appId,
+                        body: [
+                            "deviceType": "ios", "deviceToken": .string(Self.token(i % 4)),
+                            "channels": .array([.string("c\(i)")]),
+                        ], metadata: EventMetadata(keyKind: "client"))
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -136,12 +153,15 @@ struct GroupSaveTests {
         let store = db.ledger.installations
         let meta = EventMetadata(keyKind: "client")
         for n in 0..<30 {
-            let saved = try await store.save(appId: app.appId, body: ["deviceType": "ios", "deviceToken": .string(Self.token(n))], metadata: meta)
+            let saved = try await store.save(
+                appId: app.appId, body: ["deviceType": "ios", "deviceToken": .string(Self.token(n))], metadata: meta)
             let past = LeanDate.format(Date().addingTimeInterval(-60))
-            try await ReplayTestSupport.append(db, app: app.appId, objectId: saved.objectId, InstallationEvent.invalidated, [
-                "objectId": .string(saved.objectId), "token": .string(Self.token(n)), "reason": "Unregistered",
-                "since": .string(past), "at": .string(past),
-            ])
+            try await ReplayTestSupport.append(
+                db, app: app.appId, objectId: saved.objectId, InstallationEvent.invalidated,
+                [
+                    "objectId": .string(saved.objectId), "token": .string(Self.token(n)), "reason": "Unregistered",
+                    "since": .string(past), "at": .string(past),
+                ])
         }
         let invalid: PGQuery = "SELECT count(*) AS n FROM invalid_tokens WHERE app_id = 'group'"
         #expect(try await db.ledger.pool.query(invalid)[0].int("n") == 30)
@@ -150,13 +170,15 @@ struct GroupSaveTests {
             for n in 0..<20 {
                 group.addTask {
                     let saved = try await store.save(
-                        appId: app.appId, body: ["deviceType": "ios", "deviceToken": .string(Self.token(n))], metadata: meta)
+                        appId: app.appId, body: ["deviceType": "ios", "deviceToken": .string(Self.token(n))],
+                        metadata: meta)
                     #expect(saved.created)
                 }
             }
             try await group.waitForAll()
         }
-        let left = try await db.ledger.pool.query("SELECT token FROM invalid_tokens WHERE app_id = 'group' ORDER BY token")
+        let left = try await db.ledger.pool.query(
+            "SELECT token FROM invalid_tokens WHERE app_id = 'group' ORDER BY token")
         #expect(try left.map { try $0.string("token") } == (20..<30).map(Self.token))
         let report = try await db.ledger.rebuilder().run(verify: true)
         #expect(report.differences.isEmpty, "\(report.differences)")
@@ -171,7 +193,8 @@ struct GroupSaveTests {
         let now = LeanDate.format(Date())
         let saves = [1, 2].map { n in
             InstallationStore.PendingSave(
-                appId: app.appId, body: ["deviceType": "android", "deviceToken": .string(Self.token(n)), "installationId": "shared"],
+                appId: app.appId,
+                body: ["deviceType": "android", "deviceToken": .string(Self.token(n)), "installationId": "shared"],
                 token: Self.token(n), installationId: "shared", identityKeys: ["token:\(Self.token(n))", "iid:shared"],
                 metadata: EventMetadata(keyKind: "client", requestId: "r\(n)"), now: now)
         }

@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
-import Testing
 import TestSupport
+import Testing
 
 /// `PGConnection.enqueue`: statements sent together with the next query, pipelined in one round trip.
 @Suite("Pipelined statements", .enabled(if: TestDatabase.isAvailable))

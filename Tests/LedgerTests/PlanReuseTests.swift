@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
-import Testing
 import TestSupport
+import Testing
 
 /// `PGQuery.reusingPlan()`: such statements may keep a generic plan; every other prepared statement is
 /// planned for its values at each execution, whatever ran before it on the connection.
@@ -63,7 +63,9 @@ struct PlanReuseTests {
         #expect(try await mode(conn, reusing: false) == "force_custom_plan")
         // A pipeline that aborts before its SET runs.
         try await conn.enqueue("SELECT 1 / \(0)::int AS boom")
-        await #expect(throws: PGError.self) { try await conn.query(("SELECT \(1)::int AS one" as PGQuery).reusingPlan()) }
+        await #expect(throws: PGError.self) {
+            try await conn.query(("SELECT \(1)::int AS one" as PGQuery).reusingPlan())
+        }
         #expect(try await mode(conn, reusing: true) == "auto")
         await conn.close()
     }

@@ -2,8 +2,8 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Push scheduling and targeting", .enabled(if: TestDatabase.isAvailable))
 struct PushSchedulingTests {
@@ -13,9 +13,11 @@ struct PushSchedulingTests {
         let app = try await db.ledger.apps.create(name: "s", appId: "sched")
         let meta = EventMetadata(keyKind: "master")
         for i in 0..<1203 {
-            _ = try await db.ledger.installations.save(appId: app.appId, body: [
-                "deviceType": "ios", "deviceToken": .string(String(format: "%064x", i + 1)), "channels": ["c"],
-            ], metadata: meta)
+            _ = try await db.ledger.installations.save(
+                appId: app.appId,
+                body: [
+                    "deviceType": "ios", "deviceToken": .string(String(format: "%064x", i + 1)), "channels": ["c"],
+                ], metadata: meta)
         }
         let now = Date()
         let pushTime = now.addingTimeInterval(600)
@@ -26,8 +28,10 @@ struct PushSchedulingTests {
         let accepted = try await db.ledger.pushes.request(request, app: app, metadata: meta, now: now)
         let targeting = PushTargeting(store: db.ledger.events)
         #expect(try await targeting.dueJobs(now: now.addingTimeInterval(599)).isEmpty)
-        #expect(try await targeting.step(app: app, pushId: accepted.objectId, now: now.addingTimeInterval(599)) == false)
-        #expect(try await db.ledger.pushes.get(appId: app.appId, pushId: accepted.objectId)?.json["status"] == "scheduled")
+        #expect(
+            try await targeting.step(app: app, pushId: accepted.objectId, now: now.addingTimeInterval(599)) == false)
+        #expect(
+            try await db.ledger.pushes.get(appId: app.appId, pushId: accepted.objectId)?.json["status"] == "scheduled")
 
         let at = pushTime.addingTimeInterval(1)
         #expect(try await targeting.dueJobs(now: at).map(\.pushId) == [accepted.objectId])
@@ -38,7 +42,8 @@ struct PushSchedulingTests {
         #expect(record["devices"] == 1203)
         #expect(record["status"] == "in-queue")
         let batches = try await db.ledger.pool.query(
-            "SELECT count(*) AS n, sum(jsonb_array_length(targets)) AS t FROM push_batches WHERE push_id = \(accepted.objectId)")[0]
+            "SELECT count(*) AS n, sum(jsonb_array_length(targets)) AS t FROM push_batches WHERE push_id = \(accepted.objectId)"
+        )[0]
         #expect(try batches.int("n") == 3)
         #expect(try batches.int("t") == 1203)
         #expect(try await targeting.dueJobs(now: at).isEmpty)
@@ -62,7 +67,8 @@ struct PushSchedulingTests {
         }
         _ = try await db.ledger.rebuilder().run(verify: false)
         #expect(try await db.ledger.pool.query("SELECT count(*) AS n FROM installations")[0].int("n") == 20001)
-        let request = try PushRequest.parse(["data": ["alert": "x"], "prod": "dev"], devicesEndpoint: false, headerProd: nil, now: Date())
+        let request = try PushRequest.parse(
+            ["data": ["alert": "x"], "prod": "dev"], devicesEndpoint: false, headerProd: nil, now: Date())
         let accepted = try await db.ledger.pushes.request(request, app: app, metadata: .system("test"))
         #expect(try await PushTargeting(store: db.ledger.events).step(app: app, pushId: accepted.objectId) == false)
         let record = try #require(try await db.ledger.pushes.get(appId: app.appId, pushId: accepted.objectId)?.json)

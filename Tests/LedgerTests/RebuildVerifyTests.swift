@@ -2,8 +2,8 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Rebuild and verify", .enabled(if: TestDatabase.isAvailable))
 struct RebuildVerifyTests {
@@ -68,7 +68,8 @@ struct RebuildVerifyTests {
 
         // Writing a projection table behind the log's back is caught.
         try await db.ledger.pool.query(
-            "UPDATE installations SET data = data || '{\"tampered\":true}' WHERE object_id = (SELECT min(object_id) FROM installations)")
+            "UPDATE installations SET data = data || '{\"tampered\":true}' WHERE object_id = (SELECT min(object_id) FROM installations)"
+        )
         let tampered = try await db.ledger.rebuilder().run(verify: true)
         #expect(tampered.differences.map(\.table) == ["installations"])
         #expect(tampered.differences.first?.onlyLive.count == 1)
@@ -86,7 +87,8 @@ struct RebuildVerifyTests {
         let ok = try ServerProcess.command(["rebuild", "--verify"], databaseURL: db.url)
         #expect(ok.status == 0, "\(ok.output)")
         #expect(ok.output.contains("verified"))
-        try await db.ledger.pool.query("DELETE FROM installations WHERE object_id = (SELECT min(object_id) FROM installations)")
+        try await db.ledger.pool.query(
+            "DELETE FROM installations WHERE object_id = (SELECT min(object_id) FROM installations)")
         let bad = try ServerProcess.command(["rebuild", "--verify"], databaseURL: db.url)
         #expect(bad.status != 0)
         #expect(bad.output.contains("MISMATCH"))

@@ -2,8 +2,8 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 /// The fast set-based fold must be InstallationProjection itself, only faster: after a random workload that
 /// uses every installation event type, replay at "now" equals the live table and replay at an earlier instant
@@ -41,8 +41,12 @@ struct ReplayEquivalenceTests {
                 let (onlyReplay, onlyLive) = try await replayer.withReplayedInstallations(
                     app: app, at: instant, strategy: strategy
                 ) { conn, state in
-                    (try await ReplayTestSupport.rowsOnlyIn(state.scratch.installations, notIn: table, app: app.appId, on: conn),
-                     try await ReplayTestSupport.rowsOnlyIn(table, notIn: state.scratch.installations, app: app.appId, on: conn))
+                    (
+                        try await ReplayTestSupport.rowsOnlyIn(
+                            state.scratch.installations, notIn: table, app: app.appId, on: conn),
+                        try await ReplayTestSupport.rowsOnlyIn(
+                            table, notIn: state.scratch.installations, app: app.appId, on: conn)
+                    )
                 }
                 #expect(onlyReplay.isEmpty, "\(strategy) at \(table): only in replay \(onlyReplay) (seed \(seed))")
                 #expect(onlyLive.isEmpty, "\(strategy) at \(table): only live \(onlyLive) (seed \(seed))")
@@ -77,12 +81,14 @@ struct ReplayEquivalenceTests {
         for whereJSON in wheres {
             let condition = try PushTargeting.targetCondition(app: app, whereJSON: whereJSON, now: now)
             let expected = try await db.ledger.pool.query(
-                "SELECT object_id FROM installations WHERE \(condition) ORDER BY object_id").map { try $0.string("object_id") }
+                "SELECT object_id FROM installations WHERE \(condition) ORDER BY object_id"
+            ).map { try $0.string("object_id") }
             let replayed = try await Replayer(store: db.ledger.events).replay(app: app, at: now, whereJSON: whereJSON)
             #expect(replayed.objectIds == expected, "where \(whereJSON.encoded())")
         }
         await #expect(throws: LeanError.self) {
-            try await Replayer(store: db.ledger.events).replay(app: app, at: now, whereJSON: ["channels": ["$bogus": 1]])
+            try await Replayer(store: db.ledger.events).replay(
+                app: app, at: now, whereJSON: ["channels": ["$bogus": 1]])
         }
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
-import Testing
 import TestSupport
+import Testing
 
 /// Replay and explain against a push that really happened: installations change after the push, yet replay
 /// at its targeting instant returns exactly the set it targeted, and explain names why each was in or out.
@@ -32,19 +32,25 @@ struct ReplayExplainTests {
             ids[name] = try await db.ledger.installations.save(appId: app.appId, body: body, metadata: meta).objectId
         }
         try await ios("a", 1, ["channels": ["news", "sports"]])
-        ids["b"] = try await db.ledger.installations.save(appId: app.appId, body: [
-            "deviceType": "android", "installationId": "iid-b", "registrationId": "reg-b", "channels": ["news"],
-        ], metadata: meta).objectId
+        ids["b"] = try await db.ledger.installations.save(
+            appId: app.appId,
+            body: [
+                "deviceType": "android", "installationId": "iid-b", "registrationId": "reg-b", "channels": ["news"],
+            ], metadata: meta
+        ).objectId
         try await ios("c", 3, ["channels": ["sports"]])
         try await ios("d", 4, ["channels": ["news"], "valid": false])
-        ids["e"] = try await ReplayTestSupport.createBackdated(db, app: app.appId, fields: [
-            "deviceType": "ios", "deviceToken": .string(String(format: "%064x", 5)), "channels": ["news"],
-        ], at: Date().addingTimeInterval(-100 * 86400))
+        ids["e"] = try await ReplayTestSupport.createBackdated(
+            db, app: app.appId,
+            fields: [
+                "deviceType": "ios", "deviceToken": .string(String(format: "%064x", 5)), "channels": ["news"],
+            ], at: Date().addingTimeInterval(-100 * 86400))
         try await ios("f", 6, ["channels": ["news"]])
         try await ReplayTestSupport.tick()
 
         let now = Date()
-        let request = try PushRequest.parse(["channels": ["news"], "data": ["alert": "hello"]],
+        let request = try PushRequest.parse(
+            ["channels": ["news"], "data": ["alert": "hello"]],
             devicesEndpoint: false, headerProd: nil, now: now)
         let pushId = try await db.ledger.pushes.request(request, app: app, metadata: meta, now: now).objectId
         let targeting = PushTargeting(store: db.ledger.events, pageSize: 2)
@@ -55,20 +61,26 @@ struct ReplayExplainTests {
             """
             SELECT data FROM events WHERE app_id = \(app.appId) AND stream = \(PushEvent.stream(pushId))
               AND type = \(PushEvent.targeted) ORDER BY transaction_id, position
-            """).map { try $0.json("data") }
-        let targeted = targetedEvents.flatMap { ($0["targets"]?.arrayValue ?? []).compactMap { $0["o"]?.stringValue } }.sorted()
+            """
+        ).map { try $0.json("data") }
+        let targeted = targetedEvents.flatMap { ($0["targets"]?.arrayValue ?? []).compactMap { $0["o"]?.stringValue } }
+            .sorted()
         let targetedAt = try #require(targetedEvents.first?["at"]?.stringValue.flatMap(LeanDate.parse))
 
         let batches = PushBatches(store: db.ledger.events)
         while let claim = try await batches.claim(owner: "test") {
-            try await batches.record(claim, outcomes: claim.targets.map {
-                $0.objectId == ids["b"] ? .failed(reason: "QuotaExceeded") : .delivered
-            })
+            try await batches.record(
+                claim,
+                outcomes: claim.targets.map {
+                    $0.objectId == ids["b"] ? .failed(reason: "QuotaExceeded") : .delivered
+                })
         }
         try await ReplayTestSupport.tick()
-        _ = try await db.ledger.installations.update(appId: app.appId, objectId: ids["a"]!,
+        _ = try await db.ledger.installations.update(
+            appId: app.appId, objectId: ids["a"]!,
             body: ["channels": ["__op": "Remove", "objects": ["news"]]], metadata: meta)
-        _ = try await db.ledger.installations.update(appId: app.appId, objectId: ids["c"]!,
+        _ = try await db.ledger.installations.update(
+            appId: app.appId, objectId: ids["c"]!,
             body: ["channels": ["__op": "AddUnique", "objects": ["news"]]], metadata: meta)
         try await db.ledger.installations.delete(appId: app.appId, objectId: ids["f"]!, metadata: meta)
         try await ios("g", 7, ["channels": ["news"]])
@@ -82,14 +94,16 @@ struct ReplayExplainTests {
         let replayer = Replayer(store: s.db.ledger.events)
         let whereJSON: JSON = ["channels": ["$in": ["news"]]]
         for strategy in ReplayFoldStrategy.allCases {
-            let then = try await replayer.replay(app: s.app, at: s.targetedAt, whereJSON: whereJSON,
+            let then = try await replayer.replay(
+                app: s.app, at: s.targetedAt, whereJSON: whereJSON,
                 pushData: try PushData(["alert": "hello"]), strategy: strategy)
             #expect(then.objectIds == s.targeted, "\(strategy)")
         }
         let now = try await replayer.replay(app: s.app, at: Date(), whereJSON: whereJSON)
         #expect(now.objectIds == [s.ids["b"]!, s.ids["c"]!, s.ids["g"]!].sorted())
         // Platform content: a push with iOS content only would have skipped the Android installation b.
-        let iosOnly = try await replayer.replay(app: s.app, at: s.targetedAt, whereJSON: whereJSON,
+        let iosOnly = try await replayer.replay(
+            app: s.app, at: s.targetedAt, whereJSON: whereJSON,
             pushData: try PushData(["ios": ["alert": "x"]]))
         #expect(iosOnly.objectIds == [s.ids["a"]!, s.ids["f"]!].sorted())
     }
@@ -105,7 +119,10 @@ struct ReplayExplainTests {
         #expect(a.matched)
         #expect(abs(a.instant.timeIntervalSince(s.targetedAt)) < 0.0005)
         #expect(a.conditions.map(\.name) == ["exists", "valid", "updatedAt", "deviceType", "where.channels"])
-        guard case .delivered(batch: _, at: _) = a.delivery else { Issue.record("a: \(a.delivery)"); return }
+        guard case .delivered(batch: _, at: _) = a.delivery else {
+            Issue.record("a: \(a.delivery)")
+            return
+        }
         #expect(a.laterEvents.map(\.type) == [InstallationEvent.updated])
         #expect(a.text.contains("TARGETED"))
 
@@ -128,7 +145,10 @@ struct ReplayExplainTests {
         let f = try await explain("f")
         #expect(f.matched)
         #expect(f.laterEvents.last?.type == InstallationEvent.deleted)
-        guard case .delivered = f.delivery else { Issue.record("f: \(f.delivery)"); return }
+        guard case .delivered = f.delivery else {
+            Issue.record("f: \(f.delivery)")
+            return
+        }
 
         let g = try await explain("g")
         #expect(g.excludedBy?.name == "exists")
@@ -148,15 +168,19 @@ struct ReplayExplainTests {
     @Test("explain for /push/devices checks the installation's token against the device list")
     func explainDevicePush() async throws {
         let s = try await Self.scenario()
-        let request = try PushRequest.parse([
-            "device_type": "ios", "device_ids": [.string(String(format: "%064x", 3))], "data": ["alert": "hi"],
-        ], devicesEndpoint: true, headerProd: nil, now: Date())
+        let request = try PushRequest.parse(
+            [
+                "device_type": "ios", "device_ids": [.string(String(format: "%064x", 3))], "data": ["alert": "hi"],
+            ], devicesEndpoint: true, headerProd: nil, now: Date())
         let pushId = try await s.db.ledger.pushes.request(request, app: s.app, metadata: .system("test")).objectId
         let explainer = Explainer(store: s.db.ledger.events)
         let c = try await explainer.explain(app: s.app, pushId: pushId, objectId: s.ids["c"]!)
         #expect(c.matched)
         #expect(c.conditions.map(\.name) == ["exists", "deviceType", "device_ids"])
-        guard case .pending = c.delivery else { Issue.record("c: \(c.delivery)"); return }
+        guard case .pending = c.delivery else {
+            Issue.record("c: \(c.delivery)")
+            return
+        }
         let a = try await explainer.explain(app: s.app, pushId: pushId, objectId: s.ids["a"]!)
         #expect(a.excludedBy?.name == "device_ids")
         #expect(a.delivery == .notTargeted(note: nil))

@@ -17,13 +17,20 @@ enum ReplayTestSupport {
     }
 
     /// Creates an installation whose creation happened at `at` (e.g. long ago), through the ledger.
-    static func createBackdated(_ db: TestDatabase, app: String, fields: [String: JSON], at: Date) async throws -> String {
+    static func createBackdated(
+        _ db: TestDatabase, app: String, fields: [String: JSON], at: Date
+    ) async throws -> String {
         let objectId = RandomID.make()
         let stream = InstallationEvent.stream(objectId)
         try await db.ledger.events.write(appId: app, metadata: .system("test"), lockKeys: []) { tx in
             tx.claimNewStream(stream)
-            try await tx.append(stream: stream, expectedVersion: 0, [NewEvent(
-                InstallationEvent.created, InstallationEvent.createdData(objectId: objectId, fields: fields, at: LeanDate.format(at)))])
+            try await tx.append(
+                stream: stream, expectedVersion: 0,
+                [
+                    NewEvent(
+                        InstallationEvent.created,
+                        InstallationEvent.createdData(objectId: objectId, fields: fields, at: LeanDate.format(at)))
+                ])
         }
         return objectId
     }

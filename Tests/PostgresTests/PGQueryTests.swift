@@ -7,7 +7,8 @@ struct PGQueryTests {
     @Test("interpolated values become numbered parameters, never SQL text")
     func interpolationBinds() {
         let name = "x'; DROP TABLE events; --"
-        let q: PGQuery = "SELECT * FROM t WHERE a = \(name) AND b = \(42) AND c = \(true) AND d = \(Optional<String>.none)"
+        let q: PGQuery =
+            "SELECT * FROM t WHERE a = \(name) AND b = \(42) AND c = \(true) AND d = \(Optional<String>.none)"
         #expect(q.sql == "SELECT * FROM t WHERE a = $1 AND b = $2 AND c = $3 AND d = $4")
         #expect(q.binds == [name, "42", "t", nil])
         #expect(!q.sql.contains("DROP"))

@@ -15,9 +15,12 @@ struct EdgeInputTests {
 
     @Test("expiration_interval: huge, infinite-bound, zero and negative values are code 1, never a trap")
     func hugeIntervals() throws {
-        for value: JSON in [6e307, 1e300, -1, 0, .double(Double(PushRequest.maxExpirationInterval) + 1), "6e307", "abc"] {
-            #expect(throws: LeanError.invalidParameter(
-                "expiration_interval must be a number of seconds above 0 and at most 315360000.")
+        for value: JSON in [
+            6e307, 1e300, -1, 0, .double(Double(PushRequest.maxExpirationInterval) + 1), "6e307", "abc",
+        ] {
+            #expect(
+                throws: LeanError.invalidParameter(
+                    "expiration_interval must be a number of seconds above 0 and at most 315360000.")
             ) { try parse(["data": ["alert": "x"], "expiration_interval": value]) }
         }
         // The largest accepted interval still spells a date.
@@ -46,7 +49,9 @@ struct EdgeInputTests {
 
     @Test("a stored request is read back without judging its times again")
     func storedKeepsTimes() throws {
-        let original = try parse(["data": ["alert": "x"], "push_time": "2023-11-14T22:13:40Z", "expiration_interval": 5])
+        let original = try parse([
+            "data": ["alert": "x"], "push_time": "2023-11-14T22:13:40Z", "expiration_interval": 5,
+        ])
         let stored = try PushRequest.stored(original.json)
         #expect(stored.pushTime == original.pushTime)
         #expect(stored.expiration == original.expiration)
@@ -107,18 +112,30 @@ struct FanOutFailurePolicyTests {
 
     @Test("transient errors back off exponentially with jitter, capped, and fail after maxAttempts")
     func transient() {
-        #expect(policy.decide(kind: .transient, reason: "x", attempts: 0, random: 1) == .retry(after: .seconds(1), attempts: 1))
-        #expect(policy.decide(kind: .transient, reason: "x", attempts: 0, random: 0) == .retry(after: .milliseconds(500), attempts: 1))
-        #expect(policy.decide(kind: .transient, reason: "x", attempts: 1, random: 1) == .retry(after: .seconds(2), attempts: 2))
-        #expect(policy.decide(kind: .transient, reason: "x", attempts: 2, random: 1) == .retry(after: .seconds(4), attempts: 3))
-        #expect(policy.decide(kind: .transient, reason: "boom", attempts: 3, random: 1) == .fail(status: "failed: boom"))
+        #expect(
+            policy.decide(kind: .transient, reason: "x", attempts: 0, random: 1)
+                == .retry(after: .seconds(1), attempts: 1))
+        #expect(
+            policy.decide(kind: .transient, reason: "x", attempts: 0, random: 0)
+                == .retry(after: .milliseconds(500), attempts: 1))
+        #expect(
+            policy.decide(kind: .transient, reason: "x", attempts: 1, random: 1)
+                == .retry(after: .seconds(2), attempts: 2))
+        #expect(
+            policy.decide(kind: .transient, reason: "x", attempts: 2, random: 1)
+                == .retry(after: .seconds(4), attempts: 3))
+        #expect(
+            policy.decide(kind: .transient, reason: "boom", attempts: 3, random: 1) == .fail(status: "failed: boom"))
         let capped = FanOutFailurePolicy(maxAttempts: 10, baseDelay: .seconds(1), maxDelay: .seconds(5))
-        #expect(capped.decide(kind: .transient, reason: "x", attempts: 6, random: 1) == .retry(after: .seconds(5), attempts: 7))
+        #expect(
+            capped.decide(kind: .transient, reason: "x", attempts: 6, random: 1)
+                == .retry(after: .seconds(5), attempts: 7))
     }
 
     @Test("permanent errors fail at once; database outages never count against a push")
     func permanentAndOutage() {
-        #expect(policy.decide(kind: .permanent, reason: "bad", attempts: 0, random: 0.5) == .fail(status: "failed: bad"))
+        #expect(
+            policy.decide(kind: .permanent, reason: "bad", attempts: 0, random: 0.5) == .fail(status: "failed: bad"))
         #expect(policy.decide(kind: .databaseUnavailable, reason: "down", attempts: 99, random: 0.5) == .wait)
     }
 

@@ -47,7 +47,8 @@ struct JobStateTests {
             #expect(live.after(.failed) == .failed)
         }
         let events: [JobEvent] = [
-            .pageTargeted(morePages: true, batchesPending: true), .pageTargeted(morePages: false, batchesPending: false),
+            .pageTargeted(morePages: true, batchesPending: true),
+            .pageTargeted(morePages: false, batchesPending: false),
             .expired, .batchRecorded(batchesPending: false), .batchRecorded(batchesPending: true), .retryLater,
             .cancelled, .failed,
         ]

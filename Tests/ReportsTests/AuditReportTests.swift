@@ -2,8 +2,8 @@ import Foundation
 import Ledger
 import PushCore
 import Reports
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Audit report", .enabled(if: TestDatabase.isAvailable))
 struct AuditReportTests {
@@ -52,13 +52,15 @@ struct AuditReportTests {
         let f = try await ReportFixture.make()
         let (cancelled, queued) = try await Self.history(f)
         let rows = try JSON.parse(try await f.run(.audit, format: .json)).arrayValue ?? []
-        #expect(rows.map { $0["action"]?.stringValue ?? "" } == [
-            "AppCreated", "AppSettingsChanged", "InstallationCreated", "InstallationUpdated", "PushRequested",
-            "PushCancelled", "NotificationDeleted", "PushRequested", "PushQuotaRefused",
-        ])
-        #expect(rows.map { $0["result"]?.stringValue ?? "" } == [
-            "ok", "ok", "ok", "ok", "cancelled", "cancelled", "deleted", "in-queue", "refused",
-        ])
+        #expect(
+            rows.map { $0["action"]?.stringValue ?? "" } == [
+                "AppCreated", "AppSettingsChanged", "InstallationCreated", "InstallationUpdated", "PushRequested",
+                "PushCancelled", "NotificationDeleted", "PushRequested", "PushQuotaRefused",
+            ])
+        #expect(
+            rows.map { $0["result"]?.stringValue ?? "" } == [
+                "ok", "ok", "ok", "ok", "cancelled", "cancelled", "deleted", "in-queue", "refused",
+            ])
         let first = rows[4]
         #expect(first["target"] == .string("push:" + cancelled))
         #expect(rows[7]["target"] == .string("push:" + queued))
@@ -70,8 +72,9 @@ struct AuditReportTests {
         #expect(rows[3]["detail"]?["set"]?["channels"] == ["news"])
         #expect(rows[2]["keyKind"] == "client")
         #expect(rows[0]["keyKind"] == "system")
-        #expect(Set(rows.flatMap { $0.objectValue?.keys.map { $0 } ?? [] })
-            == ["at", "keyKind", "address", "userAgent", "action", "target", "detail", "result", "requestId"])
+        #expect(
+            Set(rows.flatMap { $0.objectValue?.keys.map { $0 } ?? [] })
+                == ["at", "keyKind", "address", "userAgent", "action", "target", "detail", "result", "requestId"])
         let at = try #require(rows[0]["at"]?.stringValue)
         #expect(at.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil)
     }

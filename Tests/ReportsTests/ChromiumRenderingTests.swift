@@ -1,7 +1,7 @@
 import Foundation
 import Reports
-import Testing
 import TestSupport
+import Testing
 
 /// Headless Chromium on this machine: `scripts/test` sets `PUSHLEDGER_REQUIRE_CHROMIUM=1`, so a missing
 /// browser fails the run there instead of silently skipping the check.
@@ -46,7 +46,8 @@ enum Chromium {
 struct ChromiumRenderingTests {
     @Test func everyReportRendersWithItsChartsAndFigures() async throws {
         try await HeavyTests.exclusive {
-            let chromium = try #require(Chromium.path, "chromium is required (PUSHLEDGER_REQUIRE_CHROMIUM=1) but not found")
+            let chromium = try #require(
+                Chromium.path, "chromium is required (PUSHLEDGER_REQUIRE_CHROMIUM=1) but not found")
             let f = try await ReportFixture.make()
             _ = try await AuditReportTests.history(f)
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reports-\(UUID().uuidString)")

@@ -1,8 +1,8 @@
 import Foundation
 import PushCore
 import Reports
-import Testing
 import TestSupport
+import Testing
 
 /// The real binary: `GET /1.1/reports/:name` and `pushledger report` print what the runner renders.
 @Suite("Reports over REST and the CLI", .enabled(if: TestDatabase.isAvailable), .serialized)
@@ -61,8 +61,10 @@ struct ReportEndToEndTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString).html")
         defer { try? FileManager.default.removeItem(at: file) }
         let written = try ServerProcess.command(
-            ["report", "opens", "--app", "rep", "--from", "2026-11-02", "--to", "2026-11-03", "--format", "html",
-             "--out", file.path], databaseURL: f.db.url)
+            [
+                "report", "opens", "--app", "rep", "--from", "2026-11-02", "--to", "2026-11-03", "--format", "html",
+                "--out", file.path,
+            ], databaseURL: f.db.url)
         #expect(written.status == 0)
         #expect(try String(contentsOf: file, encoding: .utf8).contains("<svg"))
 

@@ -25,9 +25,10 @@ struct ReportFixture {
         return ReportFixture(db: db, runner: ReportRunner(pool: db.ledger.pool))
     }
 
-    func run(_ name: ReportName, from: String? = nil, to: String? = nil, by: OpensGrouping? = nil,
-        format: ReportFormat) async throws -> String
-    {
+    func run(
+        _ name: ReportName, from: String? = nil, to: String? = nil, by: OpensGrouping? = nil,
+        format: ReportFormat
+    ) async throws -> String {
         let request = ReportRequest(name: name, appId: Self.appId, from: from, to: to, grouping: by)
         return try await runner.run(request).render(format)
     }

@@ -6,14 +6,18 @@ import Testing
 @Suite("Report ranges and parameters")
 struct ReportRangeTests {
     @Test func defaultIsTheLastThirtyDaysUpToToday() throws {
-        #expect(try ReportRange.resolve(from: nil, to: nil, today: "2026-03-01")
-            == ReportRange(first: "2026-01-31", last: "2026-03-01"))
-        #expect(try ReportRange.resolve(from: nil, to: "2026-01-30", today: "2026-03-01")
-            == ReportRange(first: "2026-01-01", last: "2026-01-30"))
-        #expect(try ReportRange.resolve(from: "2026-02-10", to: nil, today: "2026-03-01")
-            == ReportRange(first: "2026-02-10", last: "2026-03-01"))
-        #expect(try ReportRange.resolve(from: "2024-02-29", to: "2024-02-29", today: "2026-03-01")
-            == ReportRange(first: "2024-02-29", last: "2024-02-29"))
+        #expect(
+            try ReportRange.resolve(from: nil, to: nil, today: "2026-03-01")
+                == ReportRange(first: "2026-01-31", last: "2026-03-01"))
+        #expect(
+            try ReportRange.resolve(from: nil, to: "2026-01-30", today: "2026-03-01")
+                == ReportRange(first: "2026-01-01", last: "2026-01-30"))
+        #expect(
+            try ReportRange.resolve(from: "2026-02-10", to: nil, today: "2026-03-01")
+                == ReportRange(first: "2026-02-10", last: "2026-03-01"))
+        #expect(
+            try ReportRange.resolve(from: "2024-02-29", to: "2024-02-29", today: "2026-03-01")
+                == ReportRange(first: "2024-02-29", last: "2024-02-29"))
     }
 
     @Test(arguments: ["2026-02-30", "2026-2-03", "20260203", "2026-13-01", "yesterday", "", "2026-02-03T00:00"])
@@ -29,8 +33,10 @@ struct ReportRangeTests {
     }
 
     @Test func aRangeEndingBeforeItStartsIsRefused() {
-        #expect(throws: LeanError.invalidParameter(
-            "The range is empty: from (2026-03-02) is after to (2026-03-01).")) {
+        #expect(
+            throws: LeanError.invalidParameter(
+                "The range is empty: from (2026-03-02) is after to (2026-03-01).")
+        ) {
             try ReportRange.resolve(from: "2026-03-02", to: "2026-03-01", today: "2026-03-05")
         }
     }

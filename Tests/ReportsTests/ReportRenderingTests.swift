@@ -16,41 +16,46 @@ struct ReportRenderingTests {
 
     @Test func jsonIsOneArrayOfRowObjectsWithoutTotals() throws {
         let text = try ReportDocument(title: "t", subtitle: "s", tableTitle: "x", table: Self.table).render(.json)
-        #expect(text == """
-            [
-            {"amount":60.5,"detail":{"a":1},"name":"plain","rate":0.375},
-            {"amount":0.05,"detail":null,"name":"has, comma \\"and\\" quote\\nand newline","rate":0}
-            ]
+        #expect(
+            text == """
+                [
+                {"amount":60.5,"detail":{"a":1},"name":"plain","rate":0.375},
+                {"amount":0.05,"detail":null,"name":"has, comma \\"and\\" quote\\nand newline","rate":0}
+                ]
 
-            """)
+                """)
         #expect(try JSON.parse(text).arrayValue?.count == 2)
     }
 
     @Test func csvQuotesPerRFC4180AndEndsWithTheTotalsLine() throws {
         let text = try ReportDocument(title: "t", subtitle: "s", tableTitle: "x", table: Self.table).render(.csv)
-        #expect(text == "name,amount,rate,detail\r\n"
-            + "plain,60.50,0.3750,\"{\"\"a\"\":1}\"\r\n"
-            + "\"has, comma \"\"and\"\" quote\nand newline\",0.05,0.0000,\r\n"
-            + "total,60.55,,\r\n")
+        #expect(
+            text == "name,amount,rate,detail\r\n"
+                + "plain,60.50,0.3750,\"{\"\"a\"\":1}\"\r\n"
+                + "\"has, comma \"\"and\"\" quote\nand newline\",0.05,0.0000,\r\n"
+                + "total,60.55,,\r\n")
     }
 
     @Test func tableAlignsColumns() throws {
-        let t = ReportTable(columns: ["day", "charge"], rows: [[.text("2026-11-01"), .money(Fen(100))]],
+        let t = ReportTable(
+            columns: ["day", "charge"], rows: [[.text("2026-11-01"), .money(Fen(100))]],
             totals: [.text("total"), .money(Fen(12_345))])
         let text = try ReportDocument(title: "t", subtitle: "s", tableTitle: "x", table: t).render(.table)
-        #expect(text == """
-            day         charge
-            ----------  ------
-            2026-11-01    1.00
-            ----------  ------
-            total       123.45
+        #expect(
+            text == """
+                day         charge
+                ----------  ------
+                2026-11-01    1.00
+                ----------  ------
+                total       123.45
 
-            """)
+                """)
     }
 
     @Test func htmlEscapesEveryTextAndKeepsOnlyInlineResources() throws {
         let hostile = ReportTable(columns: ["who"], rows: [[.text("<script>alert('x')</script> & {{table}}")]])
-        let chart = SVGChart(title: "A <b>chart</b>", kind: .bars, categories: ["<d>"],
+        let chart = SVGChart(
+            title: "A <b>chart</b>", kind: .bars, categories: ["<d>"],
             series: [SVGChart.Series(name: "n", values: [3], labels: ["3 & more"])])
         let html = try ReportDocument(
             title: "T<i>", subtitle: "S&", tableTitle: "rows", table: hostile, charts: [chart]
@@ -81,12 +86,14 @@ struct ReportRenderingTests {
             "set": ["apns.topic": "com.x", "apns.key_file": "/secret.p8"], "unset": ["apns.key_id"],
         ]
         let redacted = AuditRedaction.redact(detail, action: "AppCreated")
-        #expect(redacted == [
-            "name": "shop", "appKey": "***", "masterKey": "***",
-            "settings": ["timezone": "UTC", "apns.key_id": "***", "fcm.client_secret": "***"],
-            "set": ["apns.topic": "com.x", "apns.key_file": "***"], "unset": ["apns.key_id"],
-        ])
-        #expect(AuditRedaction.redact(["fields": ["deviceToken": "abc"]], action: "InstallationCreated")
-            == ["fields": ["deviceToken": "abc"]])
+        #expect(
+            redacted == [
+                "name": "shop", "appKey": "***", "masterKey": "***",
+                "settings": ["timezone": "UTC", "apns.key_id": "***", "fcm.client_secret": "***"],
+                "set": ["apns.topic": "com.x", "apns.key_file": "***"], "unset": ["apns.key_id"],
+            ])
+        #expect(
+            AuditRedaction.redact(["fields": ["deviceToken": "abc"]], action: "InstallationCreated")
+                == ["fields": ["deviceToken": "abc"]])
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import PushCore
 import Reports
-import Testing
 import TestSupport
+import Testing
 
 /// The acceptance scenario of issue 4: the scripted two-day history (`UsageScenario`) goes through the
 /// real ledger (events → projections), and the reports `pushledger report` prints carry exactly the
@@ -11,7 +11,9 @@ import TestSupport
 struct ScenarioReportTests {
     static func report(_ db: TestDatabase, _ args: [String]) throws -> String {
         let run = try ServerProcess.command(
-            ["report"] + args + ["--app", UsageScenario.appId, "--from", UsageScenario.day1, "--to", UsageScenario.day2],
+            ["report"] + args + [
+                "--app", UsageScenario.appId, "--from", UsageScenario.day1, "--to", UsageScenario.day2,
+            ],
             databaseURL: db.url)
         #expect(run.status == 0, "\(run.output)")
         return run.output
@@ -31,16 +33,18 @@ struct ScenarioReportTests {
         _ = try await UsageScenario.build(db.ledger)
         let rows = try Self.json(db, ["billing"])
         let keys = ["day", "calls", "peakCallsPerMinute", "pushes", "successes", "rateCharge", "pushCharge", "charge"]
-        #expect(rows.map { r in keys.map { r[$0] ?? .null } } == [
-            ["2026-10-01", 5, 3, 8, 7, 0, 0, 0],
-            ["2026-10-02", 1, 1, 1, 1, 0, 0, 0],
-        ])
-        #expect(try Self.csvLines(db, ["billing"]) == [
-            "day,calls,peakCallsPerMinute,pushes,successes,rateCharge,pushCharge,charge,closed",
-            "2026-10-01,5,3,8,7,0.00,0.00,0.00,false",
-            "2026-10-02,1,1,1,1,0.00,0.00,0.00,false",
-            "total,6,3,9,8,0.00,0.00,0.00,",
-        ])
+        #expect(
+            rows.map { r in keys.map { r[$0] ?? .null } } == [
+                ["2026-10-01", 5, 3, 8, 7, 0, 0, 0],
+                ["2026-10-02", 1, 1, 1, 1, 0, 0, 0],
+            ])
+        #expect(
+            try Self.csvLines(db, ["billing"]) == [
+                "day,calls,peakCallsPerMinute,pushes,successes,rateCharge,pushCharge,charge,closed",
+                "2026-10-01,5,3,8,7,0.00,0.00,0.00,false",
+                "2026-10-02,1,1,1,1,0.00,0.00,0.00,false",
+                "total,6,3,9,8,0.00,0.00,0.00,",
+            ])
         // After the retention job closes both days, billing says they are final.
         _ = try await RetentionJobRunner.run(db, now: UsageScenario.day2(3 * 86400))
         #expect(try Self.json(db, ["billing"]).map { $0["closed"] } == [true, true])
@@ -66,11 +70,12 @@ struct ScenarioReportTests {
 
         let daily = try Self.json(db, ["opens", "--by", "day"])
         let dayKeys = ["day", "platform", "successes", "opens", "uniqueOpens", "openRate", "appOpens"]
-        #expect(daily.map { r in dayKeys.map { r[$0] ?? .null } } == [
-            ["2026-10-01", "android", 3, 1, 1, 0.3333, 1],
-            ["2026-10-01", "ios", 4, 3, 2, 0.5, 1],
-            ["2026-10-02", "ios", 1, 1, 1, 1, 1],
-        ])
+        #expect(
+            daily.map { r in dayKeys.map { r[$0] ?? .null } } == [
+                ["2026-10-01", "android", 3, 1, 1, 0.3333, 1],
+                ["2026-10-01", "ios", 4, 3, 2, 0.5, 1],
+                ["2026-10-02", "ios", 1, 1, 1, 1, 1],
+            ])
         #expect(try Self.csvLines(db, ["opens", "--by", "day"]).count == 4)
     }
 
@@ -80,30 +85,37 @@ struct ScenarioReportTests {
         let s = try await UsageScenario.build(db.ledger)
         let rows = try Self.json(db, ["audit"])
         let summary = rows.map { r in
-            [r["action"]?.stringValue ?? "", r["keyKind"]?.stringValue ?? "", r["address"]?.stringValue ?? "-",
-             r["target"]?.stringValue ?? "", r["result"]?.stringValue ?? ""].joined(separator: " ")
+            [
+                r["action"]?.stringValue ?? "", r["keyKind"]?.stringValue ?? "", r["address"]?.stringValue ?? "-",
+                r["target"]?.stringValue ?? "", r["result"]?.stringValue ?? "",
+            ].joined(separator: " ")
         }
         let i1 = "installation:\(s.installations["i1"]!)"
         #expect(summary.filter { $0.hasPrefix("InstallationCreated client 10.0.0.2") }.count == 9)
-        #expect(Array(summary.dropFirst(9)) == [
-            "PushRequested master 10.0.0.1 push:\(s.p1) done",
-            "PushRequested master 10.0.0.1 push:\(rows[10]["target"]?.stringValue?.dropFirst(5) ?? "") done",
-            "PushRequested master 10.0.0.1 push:\(rows[11]["target"]?.stringValue?.dropFirst(5) ?? "") done",
-            "PushRequested master 10.0.0.1 push:\(rows[12]["target"]?.stringValue?.dropFirst(5) ?? "") done",
-            "PushRateLimited master 10.0.0.1 limits refused",
-            "PushRequested master 10.0.0.1 push:\(s.p5) \(PushEvent.Status.quotaReached(8))",
-            "PushQuotaReached system - push:\(s.p5) stopped",
-            "PushQuotaRefused master 10.0.0.1 limits refused",
-            "PushRequested master 10.0.0.1 push:\(s.p6) done",
-            "BadgeReset client 10.0.0.2 \(i1) ok",
-        ])
+        #expect(
+            Array(summary.dropFirst(9)) == [
+                "PushRequested master 10.0.0.1 push:\(s.p1) done",
+                "PushRequested master 10.0.0.1 push:\(rows[10]["target"]?.stringValue?.dropFirst(5) ?? "") done",
+                "PushRequested master 10.0.0.1 push:\(rows[11]["target"]?.stringValue?.dropFirst(5) ?? "") done",
+                "PushRequested master 10.0.0.1 push:\(rows[12]["target"]?.stringValue?.dropFirst(5) ?? "") done",
+                "PushRateLimited master 10.0.0.1 limits refused",
+                "PushRequested master 10.0.0.1 push:\(s.p5) \(PushEvent.Status.quotaReached(8))",
+                "PushQuotaReached system - push:\(s.p5) stopped",
+                "PushQuotaRefused master 10.0.0.1 limits refused",
+                "PushRequested master 10.0.0.1 push:\(s.p6) done",
+                "BadgeReset client 10.0.0.2 \(i1) ok",
+            ])
         #expect(rows[9]["detail"]?["where"] == ["channels": ["$in": ["news"]]])
         #expect(rows[9]["userAgent"] == "ops-script/1.0")
         #expect(rows[13]["detail"] == ["bannedUntil": "2026-10-01T06:01:40.000Z", "calls": 4, "limit": 3])
         // The app's creation (outside this range) is audited without its keys.
         let all = try ServerProcess.command(
-            ["report", "audit", "--app", UsageScenario.appId, "--from", "2020-01-01", "--to", "2099-12-31", "--format", "csv"],
-            databaseURL: db.url).output
+            [
+                "report", "audit", "--app", UsageScenario.appId, "--from", "2020-01-01", "--to", "2099-12-31",
+                "--format", "csv",
+            ],
+            databaseURL: db.url
+        ).output
         #expect(all.contains("AppCreated"))
         #expect(!all.contains("scenario-master") && !all.contains("scenario-key"))
     }

@@ -42,7 +42,10 @@ struct GoAwayTests {
 
     @Test("streams the client sent past the GOAWAY's last stream are refused unprocessed, never counted")
     func streamsPastGoAwayAreRefused() async throws {
-        try await SimulatorHarness.with({ $0.goAwayAfterStreams = 20; $0.recording = .off }) { simulator in
+        try await SimulatorHarness.with({
+            $0.goAwayAfterStreams = 20
+            $0.recording = .off
+        }) { simulator in
             // 50 streams leave at once, so 30 of them reach the simulator after its GOAWAY admitted only 20.
             let load = try H2Load.run(simulator: simulator, requests: 50, clients: 1, streams: 50)
             let stats = try simulator.statistics()

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import PushCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A minimal JSON HTTP client for end-to-end tests.
 public struct TestHTTP: Sendable {
@@ -21,8 +22,10 @@ public struct TestHTTP: Sendable {
         public let text: String
     }
 
-    public func send(_ method: String, _ path: String, json: JSON? = nil, rawBody: Data? = nil,
-        headers extra: [String: String] = [:]) async throws -> Reply {
+    public func send(
+        _ method: String, _ path: String, json: JSON? = nil, rawBody: Data? = nil,
+        headers extra: [String: String] = [:]
+    ) async throws -> Reply {
         var request = URLRequest(url: URL(string: baseURL + path)!)
         request.httpMethod = method
         for (k, v) in headers.merging(extra, uniquingKeysWith: { $1 }) { request.setValue(v, forHTTPHeaderField: k) }

@@ -11,7 +11,9 @@ public final class PrivateCluster: @unchecked Sendable {
     static var binaries: String? {
         let root = "/usr/lib/postgresql"
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-        return versions.sorted { $0.compare($1, options: .numeric) == .orderedAscending }.last.map { "\(root)/\($0)/bin" }
+        return versions.sorted { $0.compare($1, options: .numeric) == .orderedAscending }.last.map {
+            "\(root)/\($0)/bin"
+        }
     }
 
     public static var isAvailable: Bool { TestDatabase.isAvailable && binaries != nil }

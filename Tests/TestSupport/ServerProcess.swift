@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import PushCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The real `pushledger` binary (`PUSHLEDGER_BIN`, else .build/debug/pushledger) serving on a free port
 /// against a test database; stopped by `stop()`.

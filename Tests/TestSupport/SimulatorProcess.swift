@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import PushCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Throw-away provider credentials made with the openssl CLI: an APNs .p8 key and an FCM service account.
 public struct ProviderKeys: Sendable {
@@ -52,10 +53,12 @@ public final class SimulatorProcess: @unchecked Sendable {
     public init(keys: ProviderKeys, extraArguments: [String] = []) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: ServerProcess.binaryPath)
-        p.arguments = [
-            "simulate", "--port", "0", "--cert-dir", keys.directory + "/certs", "--apns-key-file", keys.apnsKeyFile,
-            "--apns-key-id", keys.keyId, "--apns-team-id", keys.teamId, "--fcm-service-account", keys.serviceAccountFile,
-        ] + extraArguments
+        p.arguments =
+            [
+                "simulate", "--port", "0", "--cert-dir", keys.directory + "/certs", "--apns-key-file", keys.apnsKeyFile,
+                "--apns-key-id", keys.keyId, "--apns-team-id", keys.teamId, "--fcm-service-account",
+                keys.serviceAccountFile,
+            ] + extraArguments
         let output = try ChildOutput()
         p.standardOutput = try output.handle()
         try p.run()
@@ -95,7 +98,9 @@ public final class SimulatorProcess: @unchecked Sendable {
     /// POSTs runtime settings (`/_sim/config`: latency, failure ratios, injection rules).
     @discardableResult
     public func configure(_ settings: JSON) throws -> JSON {
-        try curl(["-X", "POST", "-H", "content-type: application/json", "--data", settings.encoded(), control + "/config"])
+        try curl([
+            "-X", "POST", "-H", "content-type: application/json", "--data", settings.encoded(), control + "/config",
+        ])
     }
 
     public func stop() {

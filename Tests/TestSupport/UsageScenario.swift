@@ -33,10 +33,13 @@ public struct UsageScenario: Sendable {
     public static func day2(_ seconds: TimeInterval) -> Date { day1(86400 + seconds) }
 
     public static func build(_ ledger: LedgerComponents) async throws -> UsageScenario {
-        _ = try await ledger.apps.create(name: "scenario", appId: appId, appKey: "scenario-key", masterKey: "scenario-master")
-        let app = try await ledger.apps.set(appId: appId, [
-            ("timezone", "Asia/Shanghai"), ("push_rate_per_minute", "3"), ("daily_push_quota", "8"),
-        ])
+        _ = try await ledger.apps.create(
+            name: "scenario", appId: appId, appKey: "scenario-key", masterKey: "scenario-master")
+        let app = try await ledger.apps.set(
+            appId: appId,
+            [
+                ("timezone", "Asia/Shanghai"), ("push_rate_per_minute", "3"), ("daily_push_quota", "8"),
+            ])
         var s = UsageScenario(app: app)
         let master = EventMetadata(keyKind: "master", address: "10.0.0.1", userAgent: "ops-script/1.0")
         let device = EventMetadata(keyKind: "client", address: "10.0.0.2", userAgent: "LeanCloud-iOS-SDK")
@@ -68,20 +71,37 @@ public struct UsageScenario: Sendable {
         // 3600 s (the last delivery); a1 through stats/collect after 7200 s; i3 a plain app open; a2 (whose
         // delivery failed) a push open nothing can be attributed to.
         let opens = ledger.opens
-        _ = try await opens.record(appId: appId, AppOpen(installation: .objectId(s.installations["i1"]!), kind: .push,
-            notificationId: s.p1, at: day1(605)), metadata: device, now: day1(606))
-        _ = try await opens.record(appId: appId, AppOpen(installation: .objectId(s.installations["i1"]!), kind: .push,
-            notificationId: s.p1, at: day1(1205)), metadata: device, now: day1(1206))
-        _ = try await opens.record(appId: appId, AppOpen(installation: .objectId(s.installations["i2"]!), kind: .push,
-            at: day1(3605)), metadata: device, now: day1(3606))
-        _ = try await opens.record(appId: appId, AppOpen.parseCollect([
-            "device": ["installation_id": "iid-a1"],
-            "events": [["event": "!AV!PushOpen", "ts": .int(Int64(day1(7205).timeIntervalSince1970 * 1000))]],
-        ]), metadata: device, now: day1(7206))
-        _ = try await opens.record(appId: appId, AppOpen(installation: .objectId(s.installations["i3"]!), kind: .app,
-            at: day1(9000)), metadata: device, now: day1(9000))
-        _ = try await opens.record(appId: appId, AppOpen(installation: .installationId("iid-a2"), kind: .push,
-            at: day1(9600)), metadata: device, now: day1(9600))
+        _ = try await opens.record(
+            appId: appId,
+            AppOpen(
+                installation: .objectId(s.installations["i1"]!), kind: .push,
+                notificationId: s.p1, at: day1(605)), metadata: device, now: day1(606))
+        _ = try await opens.record(
+            appId: appId,
+            AppOpen(
+                installation: .objectId(s.installations["i1"]!), kind: .push,
+                notificationId: s.p1, at: day1(1205)), metadata: device, now: day1(1206))
+        _ = try await opens.record(
+            appId: appId,
+            AppOpen(
+                installation: .objectId(s.installations["i2"]!), kind: .push,
+                at: day1(3605)), metadata: device, now: day1(3606))
+        _ = try await opens.record(
+            appId: appId,
+            AppOpen.parseCollect([
+                "device": ["installation_id": "iid-a1"],
+                "events": [["event": "!AV!PushOpen", "ts": .int(Int64(day1(7205).timeIntervalSince1970 * 1000))]],
+            ]), metadata: device, now: day1(7206))
+        _ = try await opens.record(
+            appId: appId,
+            AppOpen(
+                installation: .objectId(s.installations["i3"]!), kind: .app,
+                at: day1(9000)), metadata: device, now: day1(9000))
+        _ = try await opens.record(
+            appId: appId,
+            AppOpen(
+                installation: .installationId("iid-a2"), kind: .push,
+                at: day1(9600)), metadata: device, now: day1(9600))
 
         // 14:00: three calls in one minute (empty audiences), the fourth is banned for 60 s, a fifth during
         // the ban is refused without a new ban.
@@ -97,7 +117,8 @@ public struct UsageScenario: Sendable {
             }
         }
         // 14:01:41, after the ban: P5 to "sports" (3 devices) crosses the quota of 8 after 2; delivered.
-        s.p5 = try await s.push(["channels": ["sports"], "data": ["alert": "goal"]], at: day1(3 * 3600 + 101), ledger, master)
+        s.p5 = try await s.push(
+            ["channels": ["sports"], "data": ["alert": "goal"]], at: day1(3 * 3600 + 101), ledger, master)
         try await s.deliver(at: day1(3 * 3600 + 105), failing: [], ledger)
         // 15:00: the quota is used up.
         do {
@@ -108,20 +129,32 @@ public struct UsageScenario: Sendable {
 
         // Day 2: i4 opens 24 h + 1 s after P1's delivery (too late to attribute); P6 to i4's token; i4
         // opens it with _nid after 300 s; i1 resets its badge.
-        _ = try await opens.record(appId: appId, AppOpen(installation: .objectId(s.installations["i4"]!), kind: .push,
-            at: day2(6)), metadata: device, now: day2(6))
-        s.p6 = try await s.push(["device_ids": [.string(String(format: "%064x", 4))], "device_type": "ios",
-            "data": ["alert": "for you"]], at: day2(60), ledger, master, devices: true)
+        _ = try await opens.record(
+            appId: appId,
+            AppOpen(
+                installation: .objectId(s.installations["i4"]!), kind: .push,
+                at: day2(6)), metadata: device, now: day2(6))
+        s.p6 = try await s.push(
+            [
+                "device_ids": [.string(String(format: "%064x", 4))], "device_type": "ios",
+                "data": ["alert": "for you"],
+            ], at: day2(60), ledger, master, devices: true)
         try await s.deliver(at: day2(65), failing: [], ledger)
-        _ = try await opens.record(appId: appId, AppOpen(installation: .objectId(s.installations["i4"]!), kind: .push,
-            notificationId: s.p6, at: day2(365)), metadata: device, now: day2(366))
-        _ = try await ledger.installations.update(appId: appId, objectId: s.installations["i1"]!, body: ["badge": 0],
+        _ = try await opens.record(
+            appId: appId,
+            AppOpen(
+                installation: .objectId(s.installations["i4"]!), kind: .push,
+                notificationId: s.p6, at: day2(365)), metadata: device, now: day2(366))
+        _ = try await ledger.installations.update(
+            appId: appId, objectId: s.installations["i1"]!, body: ["badge": 0],
             metadata: device, now: day2(600))
         return s
     }
 
     /// A push call at a simulated instant, targeted at once.
-    func push(_ body: JSON, at now: Date, _ ledger: LedgerComponents, _ metadata: EventMetadata, devices: Bool = false)
+    func push(
+        _ body: JSON, at now: Date, _ ledger: LedgerComponents, _ metadata: EventMetadata, devices: Bool = false
+    )
         async throws -> String
     {
         try await SimulatedPushes.push(body, app: app, at: now, ledger, metadata: metadata, devices: devices)

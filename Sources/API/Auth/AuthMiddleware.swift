@@ -21,7 +21,9 @@ public struct AuthMiddleware: RouterMiddleware {
 
     public static let signatureSkew: TimeInterval = 15 * 60
 
-    public func handle(_ request: Request, context: PushContext, next: (Request, PushContext) async throws -> Response)
+    public func handle(
+        _ request: Request, context: PushContext, next: (Request, PushContext) async throws -> Response
+    )
         async throws -> Response
     {
         var context = context

@@ -23,7 +23,8 @@ public struct InstallationRoutes: Sendable {
     func create(_ request: Request, _ context: PushContext) async throws -> Response {
         let app = try context.requireApp()
         let body = try await request.jsonObject()
-        let result = try await installations.save(appId: app.appId, body: body, metadata: context.metadata(for: request))
+        let result = try await installations.save(
+            appId: app.appId, body: body, metadata: context.metadata(for: request))
         var out: [String: JSON] = ["objectId": .string(result.objectId), "createdAt": .string(result.createdAt)]
         if result.created {
             var headers = HTTPFields()
@@ -68,7 +69,9 @@ public struct InstallationRoutes: Sendable {
             } catch {
                 throw LeanError.invalidQuery("where is not valid JSON: \(error.description)")
             }
-            guard query.whereJSON.objectValue != nil else { throw LeanError.invalidQuery("where must be a JSON object.") }
+            guard query.whereJSON.objectValue != nil else {
+                throw LeanError.invalidQuery("where must be a JSON object.")
+            }
         }
         query.order = request.query("order")
         if let limit = request.query("limit") {
@@ -78,7 +81,9 @@ public struct InstallationRoutes: Sendable {
             query.limit = n
         }
         if let skip = request.query("skip") {
-            guard let n = Int(skip), n >= 0 else { throw LeanError.invalidParameter("skip must be a non-negative integer.") }
+            guard let n = Int(skip), n >= 0 else {
+                throw LeanError.invalidParameter("skip must be a non-negative integer.")
+            }
             query.skip = n
         }
         query.keys = try Self.keys(request)

@@ -21,7 +21,8 @@ public struct ReportRoutes: Sendable {
         let format = try request.query("format").map(ReportFormat.parse) ?? .json
         let grouping = try request.query("by").map(OpensGrouping.parse)
         let document = try await reports.run(
-            ReportRequest(name: name, appId: app.appId, from: nonEmpty(request.query("from")),
+            ReportRequest(
+                name: name, appId: app.appId, from: nonEmpty(request.query("from")),
                 to: nonEmpty(request.query("to")), grouping: grouping))
         var fields = HTTPFields()
         fields[.contentType] = format.contentType

@@ -31,7 +31,9 @@ public struct LeanErrorMiddleware: RouterMiddleware {
 
     public init() {}
 
-    public func handle(_ request: Request, context: PushContext, next: (Request, PushContext) async throws -> Response)
+    public func handle(
+        _ request: Request, context: PushContext, next: (Request, PushContext) async throws -> Response
+    )
         async throws -> Response
     {
         do {
@@ -47,15 +49,18 @@ public struct LeanErrorMiddleware: RouterMiddleware {
         } catch let error as PGError where error.isConnectionLoss {
             // The database is down or restarting: a prompt, retryable answer instead of a hang or a 500.
             context.logger.warning("database unavailable: \(error)")
-            let lean = LeanError(1, "The database is unavailable; try again shortly.", status: 503, retryAfterSeconds: 5)
+            let lean = LeanError(
+                1, "The database is unavailable; try again shortly.", status: 503, retryAfterSeconds: 5)
             return try LeanErrorResponse(lean).response(from: request, context: context)
         } catch let error as PGError where error.sqlState == PGError.invalidRegularExpression {
-            return try LeanErrorResponse(.invalidQuery("Invalid $regex: \(error.message).")).response(from: request, context: context)
+            return try LeanErrorResponse(.invalidQuery("Invalid $regex: \(error.message).")).response(
+                from: request, context: context)
         } catch let error as PGError where error.isDataException {
             // Input PostgreSQL cannot take (a value out of its range…) that validation let through: still the
             // request's fault, so a 400 that names it, never a 500.
             context.logger.notice("request refused by the database: \(error)")
-            return try LeanErrorResponse(.invalidParameter("Invalid value: \(error.message).")).response(from: request, context: context)
+            return try LeanErrorResponse(.invalidParameter("Invalid value: \(error.message).")).response(
+                from: request, context: context)
         } catch let error as HTTPError {
             let lean: LeanError
             switch error.status {

@@ -12,7 +12,9 @@ public struct RequestLogMiddleware: RouterMiddleware {
 
     public init() {}
 
-    public func handle(_ request: Request, context: PushContext, next: (Request, PushContext) async throws -> Response)
+    public func handle(
+        _ request: Request, context: PushContext, next: (Request, PushContext) async throws -> Response
+    )
         async throws -> Response
     {
         var context = context
@@ -35,15 +37,24 @@ public struct RequestLogMiddleware: RouterMiddleware {
         let route = context.endpointPath ?? "unmatched"
         let status = response.status.code
         let method = request.method.rawValue
-        Counter(label: "pushledger_http_requests_total", dimensions: [
-            ("method", method), ("route", route), ("status", String(status)),
-        ]).increment()
-        Metrics.Timer(label: "pushledger_http_request_duration_seconds", dimensions: [("method", method), ("route", route)])
-            .recordNanoseconds(Int64(elapsed.components.seconds) * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        Counter(
+            label: "pushledger_http_requests_total",
+            dimensions: [
+                ("method", method), ("route", route), ("status", String(status)),
+            ]
+        ).increment()
+        Metrics.Timer(
+            label: "pushledger_http_request_duration_seconds", dimensions: [("method", method), ("route", route)]
+        )
+        .recordNanoseconds(
+            Int64(elapsed.components.seconds) * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
         var metadata: Logger.Metadata = [
             "method": .string(method), "route": .string(route), "status": .stringConvertible(status),
-            "duration_ms": .string(String(format: "%.1f", Double(elapsed.components.attoseconds) / 1e15
-                + Double(elapsed.components.seconds) * 1000)),
+            "duration_ms": .string(
+                String(
+                    format: "%.1f",
+                    Double(elapsed.components.attoseconds) / 1e15
+                        + Double(elapsed.components.seconds) * 1000)),
         ]
         if let appId = context.facts.appId { metadata["app_id"] = .string(appId) }
         let level: Logger.Level = status >= 500 ? .error : .info

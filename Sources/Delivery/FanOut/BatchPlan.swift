@@ -24,7 +24,10 @@ struct BatchPlan: Sendable {
         _ claim: BatchClaim, request: PushRequest, data: PushData, app: App, providers: ProviderRegistry, logger: Logger
     ) async -> BatchPlan {
         func profiles(_ platform: PushPlatform) -> Set<String> {
-            Set(claim.targets.filter { $0.deviceType == platform.rawValue }.map { $0.profile ?? request.deviceProfile ?? "" })
+            Set(
+                claim.targets.filter { $0.deviceType == platform.rawValue }.map {
+                    $0.profile ?? request.deviceProfile ?? ""
+                })
         }
         var apns: [String: Result<APNsRoute, ProviderRegistry.Failure>] = [:]
         for profile in profiles(.ios) {

@@ -41,7 +41,8 @@ public struct BatchSender: Sendable {
         } catch {
             return Result(outcomes: claim.targets.map { _ in .notSent }, pushFailure: "invalid payload: \(error)")
         }
-        let plan = await BatchPlan.make(claim, request: request, data: data, app: app, providers: providers, logger: logger)
+        let plan = await BatchPlan.make(
+            claim, request: request, data: data, app: app, providers: providers, logger: logger)
         if let failure = plan.pushFailure { gate.stop(.pushFailed(failure)) }
         var outcomes = [TargetOutcome](repeating: .notSent, count: claim.targets.count)
         await withTaskGroup(of: (Int, TargetOutcome).self) { group in
@@ -53,7 +54,10 @@ public struct BatchSender: Sendable {
                 next += 1
                 let target = claim.targets[index]
                 group.addTask {
-                    (index, await self.deliver(target, plan: plan, claim: claim, request: request, gate: gate, now: now))
+                    (
+                        index,
+                        await self.deliver(target, plan: plan, claim: claim, request: request, gate: gate, now: now)
+                    )
                 }
                 return true
             }
@@ -91,8 +95,9 @@ public struct BatchSender: Sendable {
                 guard !target.token.isEmpty else { return .failed(reason: "NoDeliveryChannel") }
                 let client = try plan.fcm(profile)
                 let ttl = request.expiration.map { max(0, Int64($0.timeIntervalSince(now).rounded(.down))) }
-                guard let message = try plan.data.fcmMessage(
-                    token: target.token, notificationId: claim.pushId, timeToLive: ttl)
+                guard
+                    let message = try plan.data.fcmMessage(
+                        token: target.token, notificationId: claim.pushId, timeToLive: ttl)
                 else { return .failed(reason: "NoContentForPlatform") }
                 let started = ContinuousClock.now
                 let result = await client.send(message)

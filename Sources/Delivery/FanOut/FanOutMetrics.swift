@@ -27,9 +27,12 @@ enum FanOutMetrics {
             }
         }
         for (key, count) in tally {
-            Counter(label: "pushledger_deliveries_total", dimensions: [
-                ("provider", key.provider), ("outcome", key.outcome), ("reason", key.reason),
-            ]).increment(by: count)
+            Counter(
+                label: "pushledger_deliveries_total",
+                dimensions: [
+                    ("provider", key.provider), ("outcome", key.outcome), ("reason", key.reason),
+                ]
+            ).increment(by: count)
         }
     }
 

@@ -27,9 +27,11 @@ public struct FanOutService: Service {
     let clock: WallClock
     let logger: Logger
 
-    public init(events: EventStore, apps: AppStore, providers: ProviderRegistry, wakeups: WakeSignal, senders: Int = 4,
+    public init(
+        events: EventStore, apps: AppStore, providers: ProviderRegistry, wakeups: WakeSignal, senders: Int = 4,
         batchLease: Duration = .seconds(30), policy: FanOutFailurePolicy = FanOutFailurePolicy(),
-        logger: Logger = Logger(label: "pushledger.fanout")) {
+        logger: Logger = Logger(label: "pushledger.fanout")
+    ) {
         self.targeting = PushTargeting(store: events)
         self.batches = PushBatches(store: events)
         self.apps = apps
@@ -88,7 +90,9 @@ public struct FanOutService: Service {
                 guard let app = try await apps.find(job.appId) else {
                     throw LeanError.invalidParameter("the app \(job.appId) no longer exists")
                 }
-                while !Task.isShuttingDownGracefully, try await targeting.step(app: app, pushId: job.pushId, now: clock.now()) {
+                while !Task.isShuttingDownGracefully,
+                    try await targeting.step(app: app, pushId: job.pushId, now: clock.now())
+                {
                     heartbeat.beat()
                 }
             } catch {
@@ -98,10 +102,12 @@ public struct FanOutService: Service {
                 switch decision {
                 case .wait: throw error
                 case .retry(let delay, let attempts):
-                    logger.warning("targeting push \(job.pushId) failed (attempt \(attempts)), retry in \(delay): \(error)",
+                    logger.warning(
+                        "targeting push \(job.pushId) failed (attempt \(attempts)), retry in \(delay): \(error)",
                         metadata: ["push_id": .string(job.pushId)])
                 case .fail(let status):
-                    logger.error("push \(job.pushId) of app \(job.appId) ended: \(status)",
+                    logger.error(
+                        "push \(job.pushId) of app \(job.appId) ended: \(status)",
                         metadata: ["push_id": .string(job.pushId)])
                 }
             }
@@ -111,7 +117,9 @@ public struct FanOutService: Service {
     }
 
     func sendOneBatch() async throws -> Bool {
-        guard let claim = try await batches.claim(owner: owner, lease: batchLease, now: clock.now()) else { return false }
+        guard let claim = try await batches.claim(owner: owner, lease: batchLease, now: clock.now()) else {
+            return false
+        }
         guard held.take(claim) else { return true }
         defer { held.release(claim) }
         FanOutMetrics.batchesInFlight.increment()
@@ -127,7 +135,8 @@ public struct FanOutService: Service {
             }
             guard let app else {
                 return BatchSender.Result(
-                    outcomes: claim.targets.map { _ in .notSent }, pushFailure: "the app \(claim.appId) no longer exists")
+                    outcomes: claim.targets.map { _ in .notSent },
+                    pushFailure: "the app \(claim.appId) no longer exists")
             }
             if case .success(let request) = claim.request, let rate = request.flowControl {
                 await waitForFlowBudget(claim, rate: rate)
@@ -135,7 +144,8 @@ public struct FanOutService: Service {
             return await sender.send(claim, app: app, gate: gate, now: clock.now())
         }
         if let failure = result.pushFailure {
-            logger.error("push \(claim.pushId) of app \(claim.appId) failed: \(failure)",
+            logger.error(
+                "push \(claim.pushId) of app \(claim.appId) failed: \(failure)",
                 metadata: ["push_id": .string(claim.pushId)])
         }
         try await recordKeepingOutcomes(claim, result)
@@ -154,7 +164,8 @@ public struct FanOutService: Service {
                     claim, outcomes: result.outcomes, pushFailure: result.pushFailure, now: clock.now())
                 if let recorded { FanOutMetrics.count(claim, outcomes: result.outcomes, recorded: recorded) }
                 if failures > 0 || wait > .milliseconds(100) {
-                    logger.notice("recorded batch \(claim.batchNo) of push \(claim.pushId) after retrying",
+                    logger.notice(
+                        "recorded batch \(claim.batchNo) of push \(claim.pushId) after retrying",
                         metadata: ["push_id": .string(claim.pushId)])
                 }
                 return
@@ -164,11 +175,13 @@ public struct FanOutService: Service {
                 if failures >= policy.maxAttempts || Task.isCancelled
                     || (Task.isShuttingDownGracefully && ContinuousClock.now > shutdownDeadline)
                 {
-                    logger.error("cannot record batch \(claim.batchNo) of push \(claim.pushId); giving up: \(error)",
+                    logger.error(
+                        "cannot record batch \(claim.batchNo) of push \(claim.pushId); giving up: \(error)",
                         metadata: ["push_id": .string(claim.pushId)])
                     throw error
                 }
-                logger.warning("recording batch \(claim.batchNo) of push \(claim.pushId) failed, retrying: \(error)",
+                logger.warning(
+                    "recording batch \(claim.batchNo) of push \(claim.pushId) failed, retrying: \(error)",
                     metadata: ["push_id": .string(claim.pushId)])
                 try? await Task.sleep(for: wait)
                 wait = min(wait * 2, .seconds(2))
@@ -185,7 +198,8 @@ public struct FanOutService: Service {
             let delay = starts.timeIntervalSince(clock.now())
             if delay > 0 { try await Task.sleep(for: .milliseconds(Int64(min(delay, 3600) * 1000))) }
         } catch {
-            logger.warning("flow control of push \(claim.pushId) unavailable, sending unthrottled: \(error)",
+            logger.warning(
+                "flow control of push \(claim.pushId) unavailable, sending unthrottled: \(error)",
                 metadata: ["push_id": .string(claim.pushId)])
         }
     }
@@ -199,13 +213,15 @@ public struct FanOutService: Service {
                 while (try? await Task.sleep(for: self.batchLease / 3)) != nil {
                     do {
                         guard try await self.batches.renew(claim, lease: self.batchLease, now: self.clock.now()) else {
-                            self.logger.notice("batch \(claim.batchNo) of push \(claim.pushId) was taken over or ended",
+                            self.logger.notice(
+                                "batch \(claim.batchNo) of push \(claim.pushId) was taken over or ended",
                                 metadata: ["push_id": .string(claim.pushId)])
                             return
                         }
                     } catch {
                         // The next renewal may get through; if none does, the lease lapses as for a dead sender.
-                        self.logger.warning("cannot renew the lease of push \(claim.pushId) batch \(claim.batchNo): \(error)",
+                        self.logger.warning(
+                            "cannot renew the lease of push \(claim.pushId) batch \(claim.batchNo): \(error)",
                             metadata: ["push_id": .string(claim.pushId)])
                     }
                 }
@@ -215,7 +231,8 @@ public struct FanOutService: Service {
                     guard let state = try? await self.batches.jobState(appId: claim.appId, pushId: claim.pushId),
                         state == .cancelled || state == .failed
                     else { continue }
-                    self.logger.info("push \(claim.pushId) is \(state.rawValue): dispatching stops",
+                    self.logger.info(
+                        "push \(claim.pushId) is \(state.rawValue): dispatching stops",
                         metadata: ["push_id": .string(claim.pushId)])
                     gate.stop(.jobEnded(state))
                 }

@@ -40,7 +40,9 @@ public actor ProviderRegistry {
     public init(logger: Logger = Logger(label: "pushledger.providers")) { self.logger = logger }
 
     static func setting(_ app: App, _ provider: String, _ profile: String?, _ key: String) -> String? {
-        if let profile, !profile.isEmpty, let v = app.settings["\(provider).\(profile).\(key)"]?.stringValue { return v }
+        if let profile, !profile.isEmpty, let v = app.settings["\(provider).\(profile).\(key)"]?.stringValue {
+            return v
+        }
         return app.settings["\(provider).\(key)"]?.stringValue
     }
 
@@ -50,7 +52,9 @@ public actor ProviderRegistry {
     }
 
     /// The APNs client and topic for a target.
-    public func apnsClient(app: App, profile: String?, prod: String, topic requested: String?) throws(Failure)
+    public func apnsClient(
+        app: App, profile: String?, prod: String, topic requested: String?
+    ) throws(Failure)
         -> (APNsClient, String)
     {
         let usesProfile = Self.hasProfile(app, "apns", profile)
@@ -100,7 +104,8 @@ public actor ProviderRegistry {
         let configuration = FCMConfiguration(
             endpoint: s("endpoint") ?? FCMConfiguration.production, tokenEndpoint: s("token_endpoint"),
             projectId: s("project_id"), serviceAccountFile: account, caFile: s("ca_file"))
-        let key = "\(app.appId)|\(configuration.endpoint)|\(account)|\(s("token_endpoint") ?? "")|\(s("project_id") ?? "")"
+        let key =
+            "\(app.appId)|\(configuration.endpoint)|\(account)|\(s("token_endpoint") ?? "")|\(s("project_id") ?? "")"
         if let client = fcm[key] { return client }
         do {
             let client = try FCMClient(configuration: configuration, logger: logger)

@@ -10,7 +10,9 @@ public enum FCMResponseMapping {
     static let fcmErrorType = "type.googleapis.com/google.firebase.fcm.v1.FcmError"
     static let badRequestType = "type.googleapis.com/google.rpc.BadRequest"
 
-    public static func outcome(status: Int, headers: HTTPHeaders, body: [UInt8], now: Date = Date())
+    public static func outcome(
+        status: Int, headers: HTTPHeaders, body: [UInt8], now: Date = Date()
+    )
         -> DeliveryOutcome
     {
         let document = body.isEmpty ? nil : try? JSON.parse(body)

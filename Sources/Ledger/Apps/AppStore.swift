@@ -11,11 +11,15 @@ public final class AppStore: Sendable {
     public init(store: EventStore) { self.store = store }
 
     /// Creates an app; missing ids and keys are generated.
-    public func create(name: String, appId: String? = nil, appKey: String? = nil, masterKey: String? = nil,
-        metadata: EventMetadata = .system("cli")) async throws -> App {
+    public func create(
+        name: String, appId: String? = nil, appKey: String? = nil, masterKey: String? = nil,
+        metadata: EventMetadata = .system("cli")
+    ) async throws -> App {
         let id = appId ?? RandomID.make(length: 24)
         for (label, value) in [("id", id), ("key", appKey ?? "x"), ("master key", masterKey ?? "x")] {
-            guard !value.isEmpty, value.utf8.count <= 64, value.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+            guard !value.isEmpty, value.utf8.count <= 64,
+                value.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+            else {
                 throw LeanError.invalidParameter("The app \(label) must be 1-64 letters, digits, '-' or '_'.")
             }
         }
@@ -36,19 +40,26 @@ public final class AppStore: Sendable {
     }
 
     /// Applies `key=value` settings (an empty value removes a setting).
-    public func set(appId: String, _ pairs: [(String, String)], metadata: EventMetadata = .system("cli")) async throws
+    public func set(
+        appId: String, _ pairs: [(String, String)], metadata: EventMetadata = .system("cli")
+    ) async throws
         -> App
     {
         var set: [String: JSON] = [:]
         var unset: [String] = []
         for (key, value) in pairs {
-            if let parsed = try AppSettings.parse(key: key, value: value) { set[key] = parsed } else { unset.append(key) }
+            if let parsed = try AppSettings.parse(key: key, value: value) {
+                set[key] = parsed
+            } else {
+                unset.append(key)
+            }
         }
         try await store.write(appId: appId, metadata: metadata, lockKeys: [AppEvent.stream]) { tx in
             let version = try await tx.currentVersion(of: AppEvent.stream)
             guard version > 0 else { throw LeanError.notFound("No app with id \(appId).") }
             let data: JSON = ["set": .object(set), "unset": .array(unset.map { .string($0) })]
-            try await tx.append(stream: AppEvent.stream, expectedVersion: version, [NewEvent(AppEvent.settingsChanged, data)])
+            try await tx.append(
+                stream: AppEvent.stream, expectedVersion: version, [NewEvent(AppEvent.settingsChanged, data)])
         }
         cache.invalidate(appId)
         guard let app = try await find(appId) else { throw LeanError.notFound("No app with id \(appId).") }
@@ -61,7 +72,8 @@ public final class AppStore: Sendable {
         let rows = try await store.pool.query(
             "SELECT app_id, name, app_key, master_key, settings FROM apps WHERE app_id = \(appId)")
         let app = try rows.first.map { row in
-            App(appId: try row.string("app_id"), name: try row.string("name"), appKey: try row.string("app_key"),
+            App(
+                appId: try row.string("app_id"), name: try row.string("name"), appKey: try row.string("app_key"),
                 masterKey: try row.string("master_key"), settings: try row.json("settings").objectValue ?? [:])
         }
         cache.put(appId, app)
@@ -74,7 +86,10 @@ public final class AppStore: Sendable {
 }
 
 final class AppCache: @unchecked Sendable {
-    struct Entry { let app: App?; let at: Date }
+    struct Entry {
+        let app: App?
+        let at: Date
+    }
     private let lock = NSLock()
     private var entries: [String: Entry] = [:]
 

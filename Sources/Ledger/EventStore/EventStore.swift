@@ -86,7 +86,9 @@ public struct EventStore: Sendable {
 
     /// Like `read(after:limit:on:)`. Without the running-transaction bound it returns everything visible to
     /// the caller's snapshot, which is what a rebuild compared at that same snapshot needs.
-    public func read(after checkpoint: Checkpoint, limit: Int, belowOldestRunningTransaction: Bool, on conn: PGConnection)
+    public func read(
+        after checkpoint: Checkpoint, limit: Int, belowOldestRunningTransaction: Bool, on conn: PGConnection
+    )
         async throws -> [RecordedEvent]
     {
         let bound: PGQuery =

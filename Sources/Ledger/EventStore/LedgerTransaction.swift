@@ -17,8 +17,10 @@ public final class LedgerTransaction: @unchecked Sendable {
     /// Every append's stream and expected version, to name the stream of a conflict reported later.
     private var appends: [(stream: String, expectedVersion: Int)] = []
 
-    init(connection: PGConnection, appId: String, metadata: EventMetadata, inlineProjections: [any Projection],
-        lockedKeys: Set<String>) {
+    init(
+        connection: PGConnection, appId: String, metadata: EventMetadata, inlineProjections: [any Projection],
+        lockedKeys: Set<String>
+    ) {
         self.connection = connection
         self.appId = appId
         self.metadata = metadata
@@ -93,7 +95,8 @@ public final class LedgerTransaction: @unchecked Sendable {
         for append in appends {
             let tx = append.transaction
             precondition(tx.lockedKeys.contains(append.stream), "append to \(append.stream) without its stream lock")
-            precondition(tx.connection === first.transaction.connection && tx.appId == appId,
+            precondition(
+                tx.connection === first.transaction.connection && tx.appId == appId,
                 "appends written together must share one transaction")
             tx.appendedStreams.insert(append.stream)
             tx.appends.append((append.stream, append.expectedVersion))
@@ -106,18 +109,21 @@ public final class LedgerTransaction: @unchecked Sendable {
                 tx.appendedTypes.append(event.type)
                 datas.append(event.data.encoded())
                 metadatas.append(metadata)
-                projected.append(ProjectedEvent(
-                    appId: appId, stream: append.stream, version: version, type: event.type, data: event.data))
+                projected.append(
+                    ProjectedEvent(
+                        appId: appId, stream: append.stream, version: version, type: event.type, data: event.data))
             }
         }
         let connection = first.transaction.connection
-        try await connection.enqueue(.reusingPlan("""
-            INSERT INTO events (app_id, stream, version, type, data, metadata)
-            SELECT \(appId), s, v::int, t, d::jsonb, m::jsonb
-            FROM unnest(\(streams)::text[], \(versions)::text[], \(types)::text[], \(datas)::text[], \(metadatas)::text[])
-                WITH ORDINALITY AS e(s, v, t, d, m, ord)
-            ORDER BY ord
-            """))
+        try await connection.enqueue(
+            .reusingPlan(
+                """
+                INSERT INTO events (app_id, stream, version, type, data, metadata)
+                SELECT \(appId), s, v::int, t, d::jsonb, m::jsonb
+                FROM unnest(\(streams)::text[], \(versions)::text[], \(types)::text[], \(datas)::text[], \(metadatas)::text[])
+                    WITH ORDINALITY AS e(s, v, t, d, m, ord)
+                ORDER BY ord
+                """))
         for projection in first.transaction.inlineProjections {
             let handled = projected.filter { projection.handles($0.type) }
             if !handled.isEmpty { try await projection.applyAll(handled, on: connection, schema: "public") }

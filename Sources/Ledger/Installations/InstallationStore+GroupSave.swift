@@ -40,20 +40,23 @@ extension InstallationStore {
 
     /// The batch's statements, in the order the log's locking rule needs: every read and every lock before
     /// the first append. The identity locks are held already (taken by `EventStore.write`).
-    private static func upsertTogether(_ batch: [PendingSave], transactions: [LedgerTransaction]) async throws
+    private static func upsertTogether(
+        _ batch: [PendingSave], transactions: [LedgerTransaction]
+    ) async throws
         -> [BatchOutcome]
     {
         let conn = transactions[0].connection
         let appId = batch[0].appId
         // Who holds these identities, for every save at once.
-        let holders = try await conn.query(.reusingPlan(
-            """
-            SELECT object_id, device_token, installation_id FROM installations
-            WHERE app_id = \(appId) AND device_token = ANY(\(batch.compactMap(\.token))::text[])
-            UNION
-            SELECT object_id, device_token, installation_id FROM installations
-            WHERE app_id = \(appId) AND installation_id = ANY(\(batch.compactMap(\.installationId))::text[])
-            """))
+        let holders = try await conn.query(
+            .reusingPlan(
+                """
+                SELECT object_id, device_token, installation_id FROM installations
+                WHERE app_id = \(appId) AND device_token = ANY(\(batch.compactMap(\.token))::text[])
+                UNION
+                SELECT object_id, device_token, installation_id FROM installations
+                WHERE app_id = \(appId) AND installation_id = ANY(\(batch.compactMap(\.installationId))::text[])
+                """))
         var byToken: [String: String] = [:], byInstallationId: [String: String] = [:]
         for row in holders {
             let objectId = try row.string("object_id")
@@ -65,8 +68,9 @@ extension InstallationStore {
         var existing: [Int: String] = [:]  // save index → the installation it updates
         var taken: Set<String> = []
         for (i, save) in batch.enumerated() {
-            let ids = Set([save.token.flatMap { byToken[$0] }, save.installationId.flatMap { byInstallationId[$0] }]
-                .compactMap { $0 })
+            let ids = Set(
+                [save.token.flatMap { byToken[$0] }, save.installationId.flatMap { byInstallationId[$0] }]
+                    .compactMap { $0 })
             if ids.count > 1 {
                 outcomes[i] = .answered(.failure(ambiguousIdentity))
             } else if let objectId = ids.first {
@@ -89,8 +93,11 @@ extension InstallationStore {
                         continue
                     }
                     appends.append(try planUpdate(installation, body: save.body, at: save.now, tx: transactions[i]))
-                    outcomes[i] = .answered(.success(SaveResult(
-                        objectId: objectId, createdAt: installation.createdAt, updatedAt: save.now, created: false)))
+                    outcomes[i] = .answered(
+                        .success(
+                            SaveResult(
+                                objectId: objectId, createdAt: installation.createdAt, updatedAt: save.now,
+                                created: false)))
                 } else {
                     let (append, saved) = try planCreate(body: save.body, at: save.now, tx: transactions[i])
                     appends.append(append)
@@ -105,15 +112,18 @@ extension InstallationStore {
     }
 
     /// The installations `objectIds`, by object id.
-    private static func loadAll(_ objectIds: [String], appId: String, on conn: PGConnection) async throws
+    private static func loadAll(
+        _ objectIds: [String], appId: String, on conn: PGConnection
+    ) async throws
         -> [String: StoredInstallation]
     {
         guard !objectIds.isEmpty else { return [:] }
-        let rows = try await conn.query(.reusingPlan(
-            """
-            SELECT object_id, data, created_at, updated_at, version FROM installations
-            WHERE app_id = \(appId) AND object_id = ANY(\(objectIds)::text[])
-            """))
+        let rows = try await conn.query(
+            .reusingPlan(
+                """
+                SELECT object_id, data, created_at, updated_at, version FROM installations
+                WHERE app_id = \(appId) AND object_id = ANY(\(objectIds)::text[])
+                """))
         var found: [String: StoredInstallation] = [:]
         for row in rows {
             let installation = try StoredInstallation(row: row)

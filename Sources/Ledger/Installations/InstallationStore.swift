@@ -42,7 +42,9 @@ public struct InstallationStore: Sendable {
     }
 
     /// POST: creates an installation, or updates the one that already has this deviceToken/installationId.
-    public func save(appId: String, body: [String: JSON], metadata: EventMetadata, now: Date? = nil) async throws
+    public func save(
+        appId: String, body: [String: JSON], metadata: EventMetadata, now: Date? = nil
+    ) async throws
         -> SaveResult
     {
         let now = now ?? store.clock.now()
@@ -62,9 +64,10 @@ public struct InstallationStore: Sendable {
             _ = try InstallationUpdate.apply(body: body, to: [:], isCreate: true)
             throw LeanError.missingField("deviceToken or installationId is required.")
         }
-        return try await saves.submit(PendingSave(
-            appId: appId, body: body, token: token, installationId: installationId, identityKeys: identityKeys,
-            metadata: metadata, now: LeanDate.format(now)))
+        return try await saves.submit(
+            PendingSave(
+                appId: appId, body: body, token: token, installationId: installationId, identityKeys: identityKeys,
+                metadata: metadata, now: LeanDate.format(now)))
     }
 
     /// One save in a transaction of its own.
@@ -113,28 +116,39 @@ public struct InstallationStore: Sendable {
     }
 
     /// A new installation's events, for `tx` to append; throws, having changed nothing, if a field is bad.
-    static func planCreate(body: [String: JSON], at now: String, tx: LedgerTransaction) throws
+    static func planCreate(
+        body: [String: JSON], at now: String, tx: LedgerTransaction
+    ) throws
         -> (LedgerTransaction.StreamAppend, SaveResult)
     {
         let update = try InstallationUpdate.apply(body: body, to: [:], isCreate: true)
         let objectId = RandomID.make()
         let stream = InstallationEvent.stream(objectId)
         tx.claimNewStream(stream)
-        var events = [NewEvent(InstallationEvent.created, InstallationEvent.createdData(
-            objectId: objectId, fields: update.fields, at: now))]
+        var events = [
+            NewEvent(
+                InstallationEvent.created,
+                InstallationEvent.createdData(
+                    objectId: objectId, fields: update.fields, at: now))
+        ]
         if update.resetsBadge {
-            events.append(NewEvent(InstallationEvent.badgeReset, InstallationEvent.touchData(objectId: objectId, at: now)))
+            events.append(
+                NewEvent(InstallationEvent.badgeReset, InstallationEvent.touchData(objectId: objectId, at: now)))
         }
-        return (.init(tx, stream: stream, expectedVersion: 0, events: events),
-            SaveResult(objectId: objectId, createdAt: now, updatedAt: now, created: true))
+        return (
+            .init(tx, stream: stream, expectedVersion: 0, events: events),
+            SaveResult(objectId: objectId, createdAt: now, updatedAt: now, created: true)
+        )
     }
 
     /// PUT: applies field sets and `__op` operations; answers the new updatedAt.
-    public func update(appId: String, objectId: String, body: [String: JSON], metadata: EventMetadata,
-        now date: Date? = nil) async throws -> String
-    {
+    public func update(
+        appId: String, objectId: String, body: [String: JSON], metadata: EventMetadata,
+        now date: Date? = nil
+    ) async throws -> String {
         let date = date ?? store.clock.now()
-        return try await store.write(appId: appId, metadata: metadata, lockKeys: [InstallationEvent.stream(objectId)]) { tx in
+        return try await store.write(appId: appId, metadata: metadata, lockKeys: [InstallationEvent.stream(objectId)]) {
+            tx in
             guard let current = try await Self.load(objectId, appId: appId, on: tx.connection) else {
                 throw LeanError.notFound()
             }
@@ -159,11 +173,14 @@ public struct InstallationStore: Sendable {
                 throw LeanError.notFound()
             }
             let data = InstallationEvent.removedData(objectId: objectId, reason: "api", at: LeanDate.format(now))
-            try await tx.append(stream: stream, expectedVersion: current.version, [NewEvent(InstallationEvent.deleted, data)])
+            try await tx.append(
+                stream: stream, expectedVersion: current.version, [NewEvent(InstallationEvent.deleted, data)])
         }
     }
 
-    static func appendUpdate(_ current: StoredInstallation, body: [String: JSON], at now: String, tx: LedgerTransaction)
+    static func appendUpdate(
+        _ current: StoredInstallation, body: [String: JSON], at now: String, tx: LedgerTransaction
+    )
         async throws
     {
         try await LedgerTransaction.append([planUpdate(current, body: body, at: now, tx: tx)])
@@ -171,7 +188,9 @@ public struct InstallationStore: Sendable {
 
     /// The events that apply `body` to `current`, for `tx` to append; throws, having changed nothing, if the
     /// body is bad.
-    static func planUpdate(_ current: StoredInstallation, body: [String: JSON], at now: String, tx: LedgerTransaction)
+    static func planUpdate(
+        _ current: StoredInstallation, body: [String: JSON], at now: String, tx: LedgerTransaction
+    )
         throws -> LedgerTransaction.StreamAppend
     {
         let update = try InstallationUpdate.apply(body: body, to: current.fields, isCreate: false)
@@ -180,13 +199,19 @@ public struct InstallationStore: Sendable {
         let resets = update.resetsBadge
         if resets { set["badge"] = nil }
         if !set.isEmpty || !update.unset.isEmpty || !resets {
-            events.append(NewEvent(InstallationEvent.updated, InstallationEvent.updatedData(
-                objectId: current.objectId, set: set, unset: update.unset, at: now)))
+            events.append(
+                NewEvent(
+                    InstallationEvent.updated,
+                    InstallationEvent.updatedData(
+                        objectId: current.objectId, set: set, unset: update.unset, at: now)))
         }
         if resets {
-            events.append(NewEvent(InstallationEvent.badgeReset, InstallationEvent.touchData(objectId: current.objectId, at: now)))
+            events.append(
+                NewEvent(InstallationEvent.badgeReset, InstallationEvent.touchData(objectId: current.objectId, at: now))
+            )
         }
-        return .init(tx, stream: InstallationEvent.stream(current.objectId), expectedVersion: current.version, events: events)
+        return .init(
+            tx, stream: InstallationEvent.stream(current.objectId), expectedVersion: current.version, events: events)
     }
 
     /// The installations holding `token` or `installationId`. A save usually names only one of them; the
@@ -194,7 +219,8 @@ public struct InstallationStore: Sendable {
     private static func identityLookup(appId: String, token: String?, installationId: String?) -> PGQuery {
         switch (token, installationId) {
         case (let token?, nil):
-            return .reusingPlan("SELECT object_id FROM installations WHERE app_id = \(appId) AND device_token = \(token)")
+            return .reusingPlan(
+                "SELECT object_id FROM installations WHERE app_id = \(appId) AND device_token = \(token)")
         case (nil, let installationId?):
             return .reusingPlan(
                 "SELECT object_id FROM installations WHERE app_id = \(appId) AND installation_id = \(installationId)")
@@ -207,11 +233,12 @@ public struct InstallationStore: Sendable {
     }
 
     static func load(_ objectId: String, appId: String, on conn: PGConnection) async throws -> StoredInstallation? {
-        let rows = try await conn.query(.reusingPlan(
-            """
-            SELECT object_id, data, created_at, updated_at, version FROM installations
-            WHERE app_id = \(appId) AND object_id = \(objectId)
-            """))
+        let rows = try await conn.query(
+            .reusingPlan(
+                """
+                SELECT object_id, data, created_at, updated_at, version FROM installations
+                WHERE app_id = \(appId) AND object_id = \(objectId)
+                """))
         return try rows.first.map(StoredInstallation.init)
     }
 }

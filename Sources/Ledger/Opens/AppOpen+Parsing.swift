@@ -16,7 +16,8 @@ extension AppOpen {
         if let nid = body["notificationId"], !nid.isNull, nonEmptyString(nid) == nil {
             throw .invalidParameter("notificationId must be a string.")
         }
-        return AppOpen(installation: installation, kind: .push, notificationId: nonEmptyString(body["notificationId"]),
+        return AppOpen(
+            installation: installation, kind: .push, notificationId: nonEmptyString(body["notificationId"]),
             at: try body["at"].flatMap { v throws(LeanError) in v.isNull ? nil : try time(v, field: "at") })
     }
 
@@ -49,8 +50,10 @@ extension AppOpen {
             }
             let attr = item["attr"] ?? item["attributes"] ?? .null
             let at = try item["ts"].flatMap { v throws(LeanError) in v.isNull ? nil : try time(v, field: "ts") }
-            opens.append(AppOpen(installation: installation, kind: kind,
-                notificationId: nonEmptyString(attr["_nid"] ?? attr["notificationId"]), at: at))
+            opens.append(
+                AppOpen(
+                    installation: installation, kind: kind,
+                    notificationId: nonEmptyString(attr["_nid"] ?? attr["notificationId"]), at: at))
         }
         return opens
     }

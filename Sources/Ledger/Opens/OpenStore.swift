@@ -19,7 +19,9 @@ public struct OpenStore: Sendable {
     }
 
     /// Records opens all or nothing, in one transaction.
-    public func record(appId: String, _ opens: [AppOpen], metadata: EventMetadata, now: Date? = nil) async throws
+    public func record(
+        appId: String, _ opens: [AppOpen], metadata: EventMetadata, now: Date? = nil
+    ) async throws
         -> [Recorded]
     {
         let now = now ?? store.clock.now()
@@ -44,7 +46,9 @@ public struct OpenStore: Sendable {
         }
     }
 
-    public func record(appId: String, _ open: AppOpen, metadata: EventMetadata, now: Date? = nil) async throws
+    public func record(
+        appId: String, _ open: AppOpen, metadata: EventMetadata, now: Date? = nil
+    ) async throws
         -> Recorded
     {
         try await record(appId: appId, [open], metadata: metadata, now: now)[0]
@@ -54,11 +58,13 @@ public struct OpenStore: Sendable {
         let conn = tx.connection
         let appId = tx.appId
         let openedAt = open.at ?? now
-        guard let row = try await conn.query(
-            """
-            SELECT version, updated_at, device_type FROM installations
-            WHERE app_id = \(appId) AND object_id = \(objectId)
-            """).first
+        guard
+            let row = try await conn.query(
+                """
+                SELECT version, updated_at, device_type FROM installations
+                WHERE app_id = \(appId) AND object_id = \(objectId)
+                """
+            ).first
         else { throw LeanError.notFound("No installation found for this open.") }
         var pushId: String?, attribution: String?, deliveredAt: String?
         if open.kind == .push {
@@ -72,7 +78,8 @@ public struct OpenStore: Sendable {
             kind: pushId == nil ? AppOpen.Kind.app.rawValue : AppOpen.Kind.push.rawValue,
             platform: try row.string("device_type"), pushId: pushId, attribution: attribution, deliveredAt: deliveredAt)
         let stream = InstallationEvent.stream(objectId)
-        try await tx.append(stream: stream, expectedVersion: try row.int("version"), [NewEvent(InstallationEvent.opened, data)])
+        try await tx.append(
+            stream: stream, expectedVersion: try row.int("version"), [NewEvent(InstallationEvent.opened, data)])
         return Recorded(installationId: objectId, pushId: pushId, attribution: attribution)
     }
 
@@ -80,26 +87,32 @@ public struct OpenStore: Sendable {
         switch installation {
         case .objectId(let id):
             return try await store.pool.query(
-                "SELECT object_id FROM installations WHERE app_id = \(appId) AND object_id = \(id)").first?["object_id"]
+                "SELECT object_id FROM installations WHERE app_id = \(appId) AND object_id = \(id)"
+            ).first?["object_id"]
         case .installationId(let id):
             return try await store.pool.query(
-                "SELECT object_id FROM installations WHERE app_id = \(appId) AND installation_id = \(id)").first?["object_id"]
+                "SELECT object_id FROM installations WHERE app_id = \(appId) AND installation_id = \(id)"
+            ).first?["object_id"]
         }
     }
 
     /// The explicit `_nid` when it names a push of this app; else the last push delivered to the installation
     /// within 24 hours before the open; else none (the open counts as a plain app open).
-    private func attribute(_ open: AppOpen, objectId: String, appId: String, openedAt: Date, on conn: PGConnection)
+    private func attribute(
+        _ open: AppOpen, objectId: String, appId: String, openedAt: Date, on conn: PGConnection
+    )
         async throws -> (String?, String?, String?)
     {
         let last = try await conn.query(
             """
             SELECT push_id, delivered_at FROM last_deliveries WHERE app_id = \(appId) AND installation_id = \(objectId)
-            """).first
+            """
+        ).first
         let lastPush = last?["push_id"]
         let lastDelivered = last?.optionalDate("delivered_at")
         if let nid = open.notificationId, !nid.isEmpty,
-            !(try await conn.query("SELECT 1 AS one FROM push_stats WHERE app_id = \(appId) AND push_id = \(nid)").isEmpty)
+            !(try await conn.query("SELECT 1 AS one FROM push_stats WHERE app_id = \(appId) AND push_id = \(nid)")
+                .isEmpty)
         {
             // The delivery time is known when that push is the last one delivered here.
             let delivered = lastPush == nid ? lastDelivered.map(LeanDate.format) : nil

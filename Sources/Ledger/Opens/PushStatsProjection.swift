@@ -48,8 +48,10 @@ public struct PushStatsProjection: Projection {
                     android_successes = android_successes + \(b.androidSuccesses)
                 WHERE app_id = \(app) AND push_id = \(b.objectId)
                 """)
-            for (platform, count) in [(PushPlatform.ios, b.iosSuccesses), (.android, b.androidSuccesses)] where count > 0 {
-                try await addDaily(app: app, at: at, platform: platform.rawValue, "successes", count, on: conn, schema: schema)
+            for (platform, count) in [(PushPlatform.ios, b.iosSuccesses), (.android, b.androidSuccesses)]
+            where count > 0 {
+                try await addDaily(
+                    app: app, at: at, platform: platform.rawValue, "successes", count, on: conn, schema: schema)
             }
         case InstallationEvent.opened:
             try await applyOpen(event, on: conn, schema: schema)
@@ -91,9 +93,10 @@ public struct PushStatsProjection: Projection {
     }
 
     /// Adds to one counter of a platform's local day.
-    private func addDaily(app: String, at: String?, platform: String, _ column: String, _ amount: Int64,
-        on conn: PGConnection, schema: String) async throws
-    {
+    private func addDaily(
+        app: String, at: String?, platform: String, _ column: String, _ amount: Int64,
+        on conn: PGConnection, schema: String
+    ) async throws {
         try await conn.enqueue(
             """
             INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, \(unsafeRaw: column))

@@ -28,37 +28,40 @@ public struct InstallationProjection: Projection {
         switch event.type {
         case InstallationEvent.created:
             // One statement: forgive the token if it was invalidated earlier, and insert the row.
-            try await conn.enqueue(.reusingPlan(
-                """
-                WITH forgiven AS (\(forgiveToken(d["fields"], event: event, schema: schema)))
-                INSERT INTO \(unsafeRaw: table) (app_id, object_id, data, created_at, updated_at, version)
-                VALUES (\(event.appId), \(objectId), \(d["fields"] ?? [:])::jsonb,
-                        \(d["createdAt"]?.stringValue)::timestamptz, \(d["updatedAt"]?.stringValue)::timestamptz,
-                        \(event.version))
-                """))
+            try await conn.enqueue(
+                .reusingPlan(
+                    """
+                    WITH forgiven AS (\(forgiveToken(d["fields"], event: event, schema: schema)))
+                    INSERT INTO \(unsafeRaw: table) (app_id, object_id, data, created_at, updated_at, version)
+                    VALUES (\(event.appId), \(objectId), \(d["fields"] ?? [:])::jsonb,
+                            \(d["createdAt"]?.stringValue)::timestamptz, \(d["updatedAt"]?.stringValue)::timestamptz,
+                            \(event.version))
+                    """))
         case InstallationEvent.updated:
             let unset = (d["unset"]?.arrayValue ?? []).compactMap(\.stringValue)
-            try await conn.enqueue(.reusingPlan(
-                """
-                WITH forgiven AS (\(forgiveToken(d["set"], event: event, schema: schema)))
-                UPDATE \(unsafeRaw: table)
-                SET data = (data || \(d["set"] ?? [:])::jsonb) - \(unset)::text[],
-                    updated_at = \(d["updatedAt"]?.stringValue)::timestamptz, version = \(event.version)
-                WHERE app_id = \(event.appId) AND object_id = \(objectId)
-                """))
+            try await conn.enqueue(
+                .reusingPlan(
+                    """
+                    WITH forgiven AS (\(forgiveToken(d["set"], event: event, schema: schema)))
+                    UPDATE \(unsafeRaw: table)
+                    SET data = (data || \(d["set"] ?? [:])::jsonb) - \(unset)::text[],
+                        updated_at = \(d["updatedAt"]?.stringValue)::timestamptz, version = \(event.version)
+                    WHERE app_id = \(event.appId) AND object_id = \(objectId)
+                    """))
         case InstallationEvent.badgeReset, InstallationEvent.badgeIncremented, InstallationEvent.opened:
             // Opens and badge resets keep the installation valid: they bump updatedAt (SPEC §6). A badge
             // incremented by a push is not the device's doing, so it leaves updatedAt alone.
             let badge: JSON = event.type == InstallationEvent.badgeReset ? .int(0) : (d["badge"] ?? .null)
-            try await conn.enqueue(.reusingPlan(
-                """
-                UPDATE \(unsafeRaw: table)
-                SET data = CASE WHEN \(badge)::jsonb = 'null'::jsonb THEN data
-                                ELSE jsonb_set(data, '{badge}', \(badge)::jsonb) END,
-                    updated_at = coalesce(\(d["updatedAt"]?.stringValue)::timestamptz, updated_at),
-                    version = \(event.version)
-                WHERE app_id = \(event.appId) AND object_id = \(objectId)
-                """))
+            try await conn.enqueue(
+                .reusingPlan(
+                    """
+                    UPDATE \(unsafeRaw: table)
+                    SET data = CASE WHEN \(badge)::jsonb = 'null'::jsonb THEN data
+                                    ELSE jsonb_set(data, '{badge}', \(badge)::jsonb) END,
+                        updated_at = coalesce(\(d["updatedAt"]?.stringValue)::timestamptz, updated_at),
+                        version = \(event.version)
+                    WHERE app_id = \(event.appId) AND object_id = \(objectId)
+                    """))
         case InstallationEvent.invalidated:
             // The provider said the token is dead: the installation goes, and the token is remembered so
             // `/push/devices` skips it until it is registered again.
@@ -118,7 +121,8 @@ public struct InstallationProjection: Projection {
                 tokenAts.append(updatedAt)
             }
         }
-        return .reusingPlan("""
+        return .reusingPlan(
+            """
             WITH forgiven AS (
                 DELETE FROM \(unsafeRaw: schema).invalid_tokens i
                 USING unnest(\(tokens)::text[], \(tokenAts)::text[]) AS f(token, at)

@@ -13,8 +13,10 @@ public struct ProjectorRunner: Service {
     let batchSize: Int
     let logger: Logger
 
-    public init(store: EventStore, projection: any Projection, wakeups: WakeSignal = WakeSignal(), batchSize: Int = 500,
-        logger: Logger = Logger(label: "pushledger.projector")) {
+    public init(
+        store: EventStore, projection: any Projection, wakeups: WakeSignal = WakeSignal(), batchSize: Int = 500,
+        logger: Logger = Logger(label: "pushledger.projector")
+    ) {
         self.store = store
         self.projection = projection
         self.wakeups = wakeups
@@ -72,7 +74,10 @@ public struct ProjectorRunner: Service {
                 """
                 SELECT transaction_id::text AS xid, position FROM events
                 ORDER BY transaction_id DESC, position DESC LIMIT 1
-                """).first.map { Checkpoint(transactionId: UInt64(try $0.string("xid")) ?? 0, position: try $0.int64("position")) }
+                """
+            ).first.map {
+                Checkpoint(transactionId: UInt64(try $0.string("xid")) ?? 0, position: try $0.int64("position"))
+            }
         }
         guard let target else { return }
         let deadline = ContinuousClock.now + timeout

@@ -38,7 +38,8 @@ enum FanOutStore {
             """
             SELECT push_id FROM push_jobs
             WHERE app_id = \(appId) AND schedule_id = \(scheduleId) AND state = \(JobState.scheduled)
-            """).first?["push_id"]
+            """
+        ).first?["push_id"]
     }
 
     struct ScheduledJob {
@@ -56,14 +57,16 @@ enum FanOutStore {
             """
         ).map {
             ScheduledJob(
-                scheduleId: try $0.int64("schedule_id"), sendAt: try $0.date("send_at"), request: try $0.json("request"),
+                scheduleId: try $0.int64("schedule_id"), sendAt: try $0.date("send_at"),
+                request: try $0.json("request"),
                 createdAt: try $0.date("created_at"))
         }
     }
 
     /// Pushes whose time has come and which still need targeting. A job that failed waits out its backoff
     /// (its `send_at` moved), so it never stands in front of the others.
-    static func dueJobs(now: Date, limit: Int, on db: some PGQuerying) async throws -> [(appId: String, pushId: String)] {
+    static func dueJobs(now: Date, limit: Int, on db: some PGQuerying) async throws -> [(appId: String, pushId: String)]
+    {
         // The states are SQL literals, not parameters: only then can a generic plan prove the partial index
         // push_jobs_due's predicate (they are JobState.due).
         try await db.query(
@@ -89,15 +92,19 @@ enum FanOutStore {
         let attempts: Int
     }
 
-    static func targetingJob(appId: String, pushId: String, now: Date, on db: some PGQuerying) async throws
+    static func targetingJob(
+        appId: String, pushId: String, now: Date, on db: some PGQuerying
+    ) async throws
         -> TargetingJob?
     {
-        guard let row = try await db.query(
-            """
-            SELECT state, send_at <= \(now)::timestamptz AS due, expires_at <= \(now)::timestamptz AS expired,
-                request, cursor_object_id, batches, targeted, attempts
-            FROM push_jobs WHERE app_id = \(appId) AND push_id = \(pushId)
-            """).first,
+        guard
+            let row = try await db.query(
+                """
+                SELECT state, send_at <= \(now)::timestamptz AS due, expires_at <= \(now)::timestamptz AS expired,
+                    request, cursor_object_id, batches, targeted, attempts
+                FROM push_jobs WHERE app_id = \(appId) AND push_id = \(pushId)
+                """
+            ).first,
             let state = row["state"].flatMap(JobState.init(rawValue:))
         else { return nil }
         return TargetingJob(
@@ -123,13 +130,16 @@ enum FanOutStore {
 
     /// Moves a job by `event` when it applies; returns the new state, or nil when it did not apply.
     @discardableResult
-    static func advance(appId: String, pushId: String, from state: JobState, by event: JobEvent, on db: some PGQuerying)
+    static func advance(
+        appId: String, pushId: String, from state: JobState, by event: JobEvent, on db: some PGQuerying
+    )
         async throws -> JobState?
     {
         guard let next = state.after(event) else { return nil }
         if next != state {
             try await db.query(
-                "UPDATE push_jobs SET state = \(next) WHERE app_id = \(appId) AND push_id = \(pushId) AND state = \(state)")
+                "UPDATE push_jobs SET state = \(next) WHERE app_id = \(appId) AND push_id = \(pushId) AND state = \(state)"
+            )
         }
         return next
     }
@@ -152,7 +162,8 @@ enum FanOutStore {
     /// how many batches it cancelled, or nil when the job had already ended.
     @discardableResult
     static func end(
-        appId: String, pushId: String, from state: JobState, by event: JobEvent, reason: String?, countsAttempt: Bool = false,
+        appId: String, pushId: String, from state: JobState, by event: JobEvent, reason: String?,
+        countsAttempt: Bool = false,
         now: Date, on db: some PGQuerying
     ) async throws -> Int? {
         guard let next = state.after(event) else { return nil }
@@ -161,7 +172,8 @@ enum FanOutStore {
             UPDATE push_batches SET state = \(BatchState.cancelled)
             WHERE app_id = \(appId) AND push_id = \(pushId) AND state = \(BatchState.pending)
               AND (claimed_until IS NULL OR claimed_until < \(now)::timestamptz)
-            """).affectedRows
+            """
+        ).affectedRows
         try await db.query(
             """
             UPDATE push_jobs SET state = \(next), last_error = coalesce(\(reason), last_error),
@@ -174,7 +186,9 @@ enum FanOutStore {
     /// `flow_control` (SPEC §4.1): reserves `count` devices of the push's per-second budget, kept in the
     /// database so that every process sending the push shares one budget. Returns when the reserved slot
     /// starts (now or later), by the database's clock.
-    static func reserveFlow(appId: String, pushId: String, count: Int, rate: Int, on db: some PGQuerying)
+    static func reserveFlow(
+        appId: String, pushId: String, count: Int, rate: Int, on db: some PGQuerying
+    )
         async throws -> Date?
     {
         let seconds = Double(count) / Double(max(rate, 1))
@@ -184,12 +198,15 @@ enum FanOutStore {
                 + make_interval(secs => \(seconds))
             WHERE app_id = \(appId) AND push_id = \(pushId)
             RETURNING flow_next_at - make_interval(secs => \(seconds)) AS starts
-            """).first?.date("starts")
+            """
+        ).first?.date("starts")
     }
 
     // MARK: Batches
 
-    static func insertBatch(appId: String, pushId: String, number: Int, targets: [PushTarget], on db: some PGQuerying)
+    static func insertBatch(
+        appId: String, pushId: String, number: Int, targets: [PushTarget], on db: some PGQuerying
+    )
         async throws
     {
         let json = JSON.array(targets.map(\.json))
@@ -222,21 +239,23 @@ enum FanOutStore {
     /// a parameter, so that a generic plan can use the partial index push_batches_pending. A batch whose job
     /// was cancelled or failed is never handed out, even when its earlier sender died holding it.
     static func claim(owner: String, until: Date, now: Date, on db: some PGQuerying) async throws -> BatchClaim? {
-        guard let row = try await db.query(
-            """
-            UPDATE push_batches b SET claimed_by = \(owner), claimed_until = \(until)::timestamptz,
-                attempts = b.attempts + 1
-            FROM (SELECT b2.app_id, b2.push_id, b2.batch_no FROM push_batches b2
-                  JOIN push_jobs j2 ON j2.app_id = b2.app_id AND j2.push_id = b2.push_id
-                  WHERE b2.state = 'pending'
-                    AND (b2.claimed_until IS NULL OR b2.claimed_until < \(now)::timestamptz)
-                    AND j2.state = ANY(\(JobState.sendable.map(\.rawValue))::text[])
-                  ORDER BY b2.created_at, b2.batch_no LIMIT 1 FOR UPDATE OF b2 SKIP LOCKED) c,
-                 push_jobs j
-            WHERE b.app_id = c.app_id AND b.push_id = c.push_id AND b.batch_no = c.batch_no
-              AND j.app_id = b.app_id AND j.push_id = b.push_id
-            RETURNING b.app_id, b.push_id, b.batch_no, b.targets, b.attempts, j.request
-            """).first
+        guard
+            let row = try await db.query(
+                """
+                UPDATE push_batches b SET claimed_by = \(owner), claimed_until = \(until)::timestamptz,
+                    attempts = b.attempts + 1
+                FROM (SELECT b2.app_id, b2.push_id, b2.batch_no FROM push_batches b2
+                      JOIN push_jobs j2 ON j2.app_id = b2.app_id AND j2.push_id = b2.push_id
+                      WHERE b2.state = 'pending'
+                        AND (b2.claimed_until IS NULL OR b2.claimed_until < \(now)::timestamptz)
+                        AND j2.state = ANY(\(JobState.sendable.map(\.rawValue))::text[])
+                      ORDER BY b2.created_at, b2.batch_no LIMIT 1 FOR UPDATE OF b2 SKIP LOCKED) c,
+                     push_jobs j
+                WHERE b.app_id = c.app_id AND b.push_id = c.push_id AND b.batch_no = c.batch_no
+                  AND j.app_id = b.app_id AND j.push_id = b.push_id
+                RETURNING b.app_id, b.push_id, b.batch_no, b.targets, b.attempts, j.request
+                """
+            ).first
         else { return nil }
         let targets = (try row.json("targets").arrayValue ?? []).compactMap(PushTarget.init(json:))
         let stored = try row.json("request")
@@ -255,7 +274,8 @@ enum FanOutStore {
             WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
               AND claimed_by = \(claim.owner) AND state = \(BatchState.pending)
             RETURNING batch_no
-            """).isEmpty
+            """
+        ).isEmpty
     }
 
     /// Marks a pending batch recorded; false when it was already recorded or cancelled (only the first
@@ -267,7 +287,8 @@ enum FanOutStore {
             WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
               AND state = \(BatchState.pending)
             RETURNING batch_no
-            """).isEmpty
+            """
+        ).isEmpty
     }
 
     // MARK: Backlog
@@ -298,7 +319,8 @@ enum FanOutStore {
             SELECT push_id FROM push_jobs
             WHERE app_id = \(appId) AND state = \(JobState.scheduled) AND expires_at <= \(now)::timestamptz
             ORDER BY push_id
-            """).map { try $0.string("push_id") }
+            """
+        ).map { try $0.string("push_id") }
     }
 
     /// Ends a still scheduled, expired job; false when it is no longer both.
@@ -310,14 +332,16 @@ enum FanOutStore {
             WHERE app_id = \(appId) AND push_id = \(pushId) AND state = \(JobState.scheduled)
               AND expires_at <= \(now)::timestamptz
             RETURNING push_id
-            """).isEmpty
+            """
+        ).isEmpty
     }
 
     /// For a query over `notifications n`: no work of the push remains (its job ended, or it has none).
-    static let workFinished = PGQuery(unsafeSQL: """
-        NOT EXISTS (SELECT 1 FROM push_jobs j WHERE j.app_id = n.app_id AND j.push_id = n.object_id
-                    AND j.state NOT IN (\(JobState.allCases.filter(\.isTerminal).map { "'\($0.rawValue)'" }.joined(separator: ", "))))
-        """)
+    static let workFinished = PGQuery(
+        unsafeSQL: """
+            NOT EXISTS (SELECT 1 FROM push_jobs j WHERE j.app_id = n.app_id AND j.push_id = n.object_id
+                        AND j.state NOT IN (\(JobState.allCases.filter(\.isTerminal).map { "'\($0.rawValue)'" }.joined(separator: ", "))))
+            """)
 
     /// Removes a finished push's work rows (its record is purged).
     static func remove(appId: String, pushId: String, on db: some PGQuerying) async throws {

@@ -79,13 +79,15 @@ public struct NotificationProjection: Projection {
             try await setStatus(try PushQuotaReached(json: d).status)
         case InstallationEvent.opened:
             try await conn.enqueue(
-                "UPDATE \(unsafeRaw: table) SET opens = opens + 1 WHERE app_id = \(event.appId) AND object_id = \(pushId)")
+                "UPDATE \(unsafeRaw: table) SET opens = opens + 1 WHERE app_id = \(event.appId) AND object_id = \(pushId)"
+            )
         case PushEvent.failed:
             try await setStatus(try PushFailedPayload(json: d).status)
         case PushEvent.cancelled:
             try await setStatus(PushEvent.Status.cancelled)
         case PushEvent.deleted, PushEvent.purged:
-            try await conn.enqueue("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(event.appId) AND object_id = \(pushId)")
+            try await conn.enqueue(
+                "DELETE FROM \(unsafeRaw: table) WHERE app_id = \(event.appId) AND object_id = \(pushId)")
         default:
             break
         }

@@ -85,7 +85,9 @@ public struct PushBatches: Sendable {
     /// with that reason, and its batches no sender holds are cancelled. Returns what was recorded, or nil when
     /// the batch was already recorded or cancelled (another worker finished it after this one's lease expired).
     @discardableResult
-    public func record(_ claim: BatchClaim, outcomes: [TargetOutcome], pushFailure: String? = nil, now: Date? = nil)
+    public func record(
+        _ claim: BatchClaim, outcomes: [TargetOutcome], pushFailure: String? = nil, now: Date? = nil
+    )
         async throws -> BatchDelivered?
     {
         let now = now ?? store.clock.now()
@@ -139,15 +141,21 @@ public struct PushBatches: Sendable {
             }
             if let pushFailure, !jobState.isTerminal {
                 let status = FanOutFailurePolicy.status(pushFailure)
-                events.append(NewEvent(PushEvent.failed, PushFailedPayload(
-                    objectId: claim.pushId, at: at, status: status, reason: pushFailure, stage: "delivery")))
+                events.append(
+                    NewEvent(
+                        PushEvent.failed,
+                        PushFailedPayload(
+                            objectId: claim.pushId, at: at, status: status, reason: pushFailure, stage: "delivery")))
                 try await FanOutStore.end(
-                    appId: claim.appId, pushId: claim.pushId, from: jobState, by: .failed, reason: pushFailure, now: now,
+                    appId: claim.appId, pushId: claim.pushId, from: jobState, by: .failed, reason: pushFailure,
+                    now: now,
                     on: conn)
             } else if !jobState.isTerminal {
-                let pending = try await FanOutStore.pendingBatches(appId: claim.appId, pushId: claim.pushId, on: conn) > 0
+                let pending =
+                    try await FanOutStore.pendingBatches(appId: claim.appId, pushId: claim.pushId, on: conn) > 0
                 let next = try await FanOutStore.advance(
-                    appId: claim.appId, pushId: claim.pushId, from: jobState, by: .batchRecorded(batchesPending: pending),
+                    appId: claim.appId, pushId: claim.pushId, from: jobState,
+                    by: .batchRecorded(batchesPending: pending),
                     on: conn)
                 if next == .done, jobState != .done {
                     events.append(NewEvent(PushEvent.completed, PushMilestone(objectId: claim.pushId, at: at)))
@@ -164,10 +172,14 @@ public struct PushBatches: Sendable {
 
     /// Remembers this push as the last one delivered to each reached installation, so an open without `_nid`
     /// can be attributed to it (SPEC §6).
-    private func rememberDeliveries(_ claim: BatchClaim, outcomes: [TargetOutcome], at: String, on conn: PGConnection)
+    private func rememberDeliveries(
+        _ claim: BatchClaim, outcomes: [TargetOutcome], at: String, on conn: PGConnection
+    )
         async throws
     {
-        let reached = zip(claim.targets, outcomes).compactMap { t, o in o == .delivered && !t.objectId.isEmpty ? t.objectId : nil }
+        let reached = zip(claim.targets, outcomes).compactMap { t, o in
+            o == .delivered && !t.objectId.isEmpty ? t.objectId : nil
+        }
         guard !reached.isEmpty else { return }
         try await conn.query(
             """
@@ -180,7 +192,9 @@ public struct PushBatches: Sendable {
     }
 
     /// The installation goes (if it still has this token) and the token is remembered as invalid.
-    private func invalidate(_ target: PushTarget, reason: String, since: Date, stream: String, tx: LedgerTransaction)
+    private func invalidate(
+        _ target: PushTarget, reason: String, since: Date, stream: String, tx: LedgerTransaction
+    )
         async throws
     {
         var data: [String: JSON] = [
@@ -192,14 +206,17 @@ public struct PushBatches: Sendable {
                 """
                 SELECT version, coalesce(device_token, registration_id) AS token FROM installations
                 WHERE app_id = \(tx.appId) AND object_id = \(target.objectId)
-                """).first
+                """
+            ).first
             // Re-registered with another token since it was targeted: nothing to invalidate.
             guard let row, row["token"] == target.token else { return }
-            try await tx.append(stream: stream, expectedVersion: try row.int("version"),
+            try await tx.append(
+                stream: stream, expectedVersion: try row.int("version"),
                 [NewEvent(InstallationEvent.invalidated, .object(data))])
         } else {
             data["objectId"] = .string("")
-            try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
+            try await tx.append(
+                stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
                 [NewEvent(InstallationEvent.invalidated, .object(data))])
         }
     }

@@ -20,7 +20,8 @@ public struct PushRecord: Sendable {
             "updatedAt": .string(LeanDate.format(try row.date("updated_at"))),
         ]
         for (key, column) in [
-            ("devices", "devices"), ("successes", "successes"), ("errors", "errors"), ("invalidTokens", "invalid_tokens"),
+            ("devices", "devices"), ("successes", "successes"), ("errors", "errors"),
+            ("invalidTokens", "invalid_tokens"),
             ("iosSuccesses", "ios_successes"), ("androidSuccesses", "android_successes"), ("opens", "opens"),
         ] {
             o[key] = .int(try row.int64(column))

@@ -19,7 +19,9 @@ public struct PushStore: Sendable {
 
     /// Records a push request. A `req_id` seen in the last five minutes answers the first request's
     /// objectId and records nothing.
-    public func request(_ request: PushRequest, app: App, metadata: EventMetadata, now: Date? = nil) async throws
+    public func request(
+        _ request: PushRequest, app: App, metadata: EventMetadata, now: Date? = nil
+    ) async throws
         -> Accepted
     {
         let now = now ?? store.clock.now()
@@ -65,8 +67,12 @@ public struct PushStore: Sendable {
                 }
             }
             let status = request.isScheduled ? PushEvent.Status.scheduled : PushEvent.Status.inQueue
-            var events = [NewEvent(PushEvent.requested, PushRequested(
-                objectId: pushId, request: request.json, at: at, status: status))]
+            var events = [
+                NewEvent(
+                    PushEvent.requested,
+                    PushRequested(
+                        objectId: pushId, request: request.json, at: at, status: status))
+            ]
             var listedTargets: [PushTarget]?
             if case .devices = request.audience, let expiration = request.expiration, expiration <= now {
                 // Expired before it could be sent (SPEC §4.7): recorded as such, nothing goes out.
@@ -76,12 +82,20 @@ public struct PushStore: Sendable {
                 // A list that crosses the daily quota is sent to as many as it allows, and the record says so.
                 let stopped = targets.count > remaining
                 if stopped { targets = Array(targets.prefix(Int(remaining))) }
-                events.append(NewEvent(PushEvent.targeted, PushTargeted(objectId: pushId, batch: 0, targets: targets, at: at)))
-                events.append(NewEvent(PushEvent.targetingCompleted, PushTargetingCompleted(
-                    objectId: pushId, devices: Int64(targets.count), batches: 1, at: at)))
+                events.append(
+                    NewEvent(PushEvent.targeted, PushTargeted(objectId: pushId, batch: 0, targets: targets, at: at)))
+                events.append(
+                    NewEvent(
+                        PushEvent.targetingCompleted,
+                        PushTargetingCompleted(
+                            objectId: pushId, devices: Int64(targets.count), batches: 1, at: at)))
                 if stopped {
-                    events.append(NewEvent(PushEvent.quotaReached, PushQuotaReached(
-                        objectId: pushId, at: at, quota: app.intSetting("daily_push_quota"), devices: Int64(targets.count))))
+                    events.append(
+                        NewEvent(
+                            PushEvent.quotaReached,
+                            PushQuotaReached(
+                                objectId: pushId, at: at, quota: app.intSetting("daily_push_quota"),
+                                devices: Int64(targets.count))))
                 }
                 if targets.isEmpty {
                     events.append(NewEvent(PushEvent.completed, PushMilestone(objectId: pushId, at: at)))
@@ -98,7 +112,8 @@ public struct PushStore: Sendable {
                 appId: app.appId, pushId: pushId, state: state, sendAt: request.isScheduled ? request.pushTime! : now,
                 expiresAt: request.expiration, request: request.json, batches: batches, on: conn)
             if let listedTargets, state == .sending {
-                try await FanOutStore.insertBatch(appId: app.appId, pushId: pushId, number: 0, targets: listedTargets, on: conn)
+                try await FanOutStore.insertBatch(
+                    appId: app.appId, pushId: pushId, number: 0, targets: listedTargets, on: conn)
             }
             if let requestId = request.requestId {
                 try await conn.query(
@@ -123,7 +138,9 @@ public struct PushStore: Sendable {
 
     /// `/push/devices` targets: iOS ids are device tokens; Android ids are registrationIds or installationIds.
     /// Tokens a provider declared invalid are dropped.
-    static func deviceTargets(appId: String, platform: PushPlatform, ids: [String], on conn: PGConnection) async throws
+    static func deviceTargets(
+        appId: String, platform: PushPlatform, ids: [String], on conn: PGConnection
+    ) async throws
         -> [PushTarget]
     {
         let unique = Array(NSOrderedSet(array: ids)) as! [String]
@@ -138,24 +155,27 @@ public struct PushStore: Sendable {
         for row in known {
             for key in ["device_token", "installation_id", "registration_id"] { if let v = row[key] { byId[v] = row } }
         }
-        let invalid = Set(try await conn.query(
-            "SELECT token FROM invalid_tokens WHERE app_id = \(appId) AND token = ANY(\(unique)::text[])"
-        ).map { try $0.string("token") })
+        let invalid = Set(
+            try await conn.query(
+                "SELECT token FROM invalid_tokens WHERE app_id = \(appId) AND token = ANY(\(unique)::text[])"
+            ).map { try $0.string("token") })
         var targets: [PushTarget] = []
         for id in unique {
             let row = byId[id]
             let token = platform == .ios ? id : (row?["registration_id"] ?? (row == nil ? id : ""))
             if invalid.contains(token) { continue }
-            targets.append(PushTarget(
-                objectId: row?["object_id"] ?? "", deviceType: platform.rawValue, token: token,
-                profile: row?["device_profile"], badge: nil))
+            targets.append(
+                PushTarget(
+                    objectId: row?["object_id"] ?? "", deviceType: platform.rawValue, token: token,
+                    profile: row?["device_profile"], badge: nil))
         }
         return targets
     }
 
     /// Cancels a scheduled push by its schedule id (`DELETE /1.1/scheduledPushMessages/:id`).
     public func cancelScheduled(appId: String, scheduleId: Int64, metadata: EventMetadata) async throws {
-        guard let pushId = try await FanOutStore.scheduledPushId(appId: appId, scheduleId: scheduleId, on: store.pool) else { throw LeanError.notFound("No scheduled push with id \(scheduleId).") }
+        guard let pushId = try await FanOutStore.scheduledPushId(appId: appId, scheduleId: scheduleId, on: store.pool)
+        else { throw LeanError.notFound("No scheduled push with id \(scheduleId).") }
         try await cancel(appId: appId, pushId: pushId, onlyScheduled: true, delete: false, metadata: metadata)
     }
 
@@ -164,15 +184,19 @@ public struct PushStore: Sendable {
         try await cancel(appId: appId, pushId: pushId, onlyScheduled: false, delete: true, metadata: metadata)
     }
 
-    private func cancel(appId: String, pushId: String, onlyScheduled: Bool, delete: Bool, metadata: EventMetadata)
+    private func cancel(
+        appId: String, pushId: String, onlyScheduled: Bool, delete: Bool, metadata: EventMetadata
+    )
         async throws
     {
         let stream = PushEvent.stream(pushId)
         try await store.write(appId: appId, metadata: metadata, lockKeys: [stream]) { tx in
             let conn = tx.connection
             let version = try await tx.currentVersion(of: stream)
-            let exists = try await conn.query(
-                "SELECT 1 FROM notifications WHERE app_id = \(appId) AND object_id = \(pushId)").count == 1
+            let exists =
+                try await conn.query(
+                    "SELECT 1 FROM notifications WHERE app_id = \(appId) AND object_id = \(pushId)"
+                ).count == 1
             guard version > 0, exists else { throw LeanError.notFound("No push with id \(pushId).") }
             let state = try await FanOutStore.state(appId: appId, pushId: pushId, on: conn) ?? .done
             if onlyScheduled && state != .scheduled { throw LeanError.notFound("The push is no longer scheduled.") }
@@ -185,8 +209,12 @@ public struct PushStore: Sendable {
             if let cancelled = try await FanOutStore.end(
                 appId: appId, pushId: pushId, from: state, by: .cancelled, reason: nil, now: now, on: conn)
             {
-                events.append(NewEvent(PushEvent.cancelled, PushCancelled(
-                    objectId: pushId, at: at, previousState: state.rawValue, cancelledBatches: Int64(cancelled))))
+                events.append(
+                    NewEvent(
+                        PushEvent.cancelled,
+                        PushCancelled(
+                            objectId: pushId, at: at, previousState: state.rawValue, cancelledBatches: Int64(cancelled))
+                    ))
             }
             if delete { events.append(NewEvent(PushEvent.deleted, PushMilestone(objectId: pushId, at: at))) }
             try await tx.append(stream: stream, expectedVersion: version, events)

@@ -34,7 +34,8 @@ public struct PushTargeting: Sendable {
             guard let job = try await FanOutStore.targetingJob(appId: appId, pushId: pushId, now: now, on: conn),
                 !job.state.isTerminal
             else { return .wait }
-            let decision = policy.decide(kind: FanOutError.kind(of: error), reason: reason, attempts: job.attempts, random: random)
+            let decision = policy.decide(
+                kind: FanOutError.kind(of: error), reason: reason, attempts: job.attempts, random: random)
             switch decision {
             case .wait:
                 break
@@ -43,10 +44,15 @@ public struct PushTargeting: Sendable {
                     appId: appId, pushId: pushId, from: job.state, attempts: attempts, reason: reason,
                     until: now.adding(delay), on: conn)
             case .fail(let status):
-                try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream), [
-                    NewEvent(PushEvent.failed, PushFailedPayload(
-                        objectId: pushId, at: LeanDate.format(now), status: status, reason: reason, stage: "targeting"))
-                ])
+                try await tx.append(
+                    stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
+                    [
+                        NewEvent(
+                            PushEvent.failed,
+                            PushFailedPayload(
+                                objectId: pushId, at: LeanDate.format(now), status: status, reason: reason,
+                                stage: "targeting"))
+                    ])
                 try await FanOutStore.end(
                     appId: appId, pushId: pushId, from: job.state, by: .failed, reason: reason, countsAttempt: true,
                     now: now, on: conn)
@@ -73,9 +79,11 @@ public struct PushTargeting: Sendable {
             let version = try await tx.currentVersion(of: stream)
 
             if job.expired {
-                try await tx.append(stream: stream, expectedVersion: version, [
-                    NewEvent(PushEvent.expired, PushMilestone(objectId: pushId, at: at))
-                ])
+                try await tx.append(
+                    stream: stream, expectedVersion: version,
+                    [
+                        NewEvent(PushEvent.expired, PushMilestone(objectId: pushId, at: at))
+                    ])
                 try await FanOutStore.advance(appId: app.appId, pushId: pushId, from: job.state, by: .expired, on: conn)
                 return false
             }
@@ -83,7 +91,8 @@ public struct PushTargeting: Sendable {
             let condition = try Self.targetCondition(app: app, whereJSON: whereJSON, now: now)
             let cursor = job.cursor
             if cursor == nil, request.prod == "dev" {
-                let total = try await conn.query("SELECT count(*) AS n FROM installations WHERE \(condition)")[0].int("n")
+                let total = try await conn.query("SELECT count(*) AS n FROM installations WHERE \(condition)")[0].int(
+                    "n")
                 if total > PushEvent.devProfileLimit {
                     let failed = PushFailedPayload(
                         objectId: pushId, at: at, status: PushEvent.Status.devLimit, devices: Int64(total))
@@ -95,7 +104,8 @@ public struct PushTargeting: Sendable {
                 }
             }
             let quota = app.intSetting("daily_push_quota")
-            let allowed = min(Int64(pageSize), max(0, quota - (try await PushLimits.devicesToday(app: app, now: now, on: conn))))
+            let allowed = min(
+                Int64(pageSize), max(0, quota - (try await PushLimits.devicesToday(app: app, now: now, on: conn))))
             let rows = try await conn.query(
                 """
                 SELECT object_id, device_type, device_token, registration_id, device_profile, badge FROM installations
@@ -105,18 +115,23 @@ public struct PushTargeting: Sendable {
             // The quota is used up while targets remain: stop here; what was targeted is still sent.
             var stopsAtQuota = false
             if allowed == 0 {
-                stopsAtQuota = !(try await conn.query(
-                    "SELECT 1 AS one FROM installations WHERE \(condition) AND object_id > \(cursor ?? "") LIMIT 1").isEmpty)
+                stopsAtQuota =
+                    !(try await conn.query(
+                        "SELECT 1 AS one FROM installations WHERE \(condition) AND object_id > \(cursor ?? "") LIMIT 1"
+                    ).isEmpty)
             }
             let pushData = try PushData(request.data)
             var targets: [PushTarget] = []
             for row in rows {
                 let type = try row.string("device_type")
-                guard let platform = PushPlatform(rawValue: type), pushData.content(for: platform) != nil else { continue }
+                guard let platform = PushPlatform(rawValue: type), pushData.content(for: platform) != nil else {
+                    continue
+                }
                 let token = (platform == .ios ? row["device_token"] : row["registration_id"]) ?? ""
-                targets.append(PushTarget(
-                    objectId: try row.string("object_id"), deviceType: type, token: token,
-                    profile: row["device_profile"], badge: nil))
+                targets.append(
+                    PushTarget(
+                        objectId: try row.string("object_id"), deviceType: type, token: token,
+                        profile: row["device_profile"], badge: nil))
             }
             var events: [NewEvent] = []
             if pushData.usesBadgeIncrement(for: .ios) {
@@ -124,9 +139,13 @@ public struct PushTargeting: Sendable {
             }
             let batchNo = job.batches
             if !targets.isEmpty {
-                events.append(NewEvent(PushEvent.targeted, PushTargeted(
-                    objectId: pushId, batch: Int64(batchNo), targets: targets, at: at)))
-                try await FanOutStore.insertBatch(appId: app.appId, pushId: pushId, number: batchNo, targets: targets, on: conn)
+                events.append(
+                    NewEvent(
+                        PushEvent.targeted,
+                        PushTargeted(
+                            objectId: pushId, batch: Int64(batchNo), targets: targets, at: at)))
+                try await FanOutStore.insertBatch(
+                    appId: app.appId, pushId: pushId, number: batchNo, targets: targets, on: conn)
             }
             let batches = batchNo + (targets.isEmpty ? 0 : 1)
             let devices = job.targeted + Int64(targets.count)
@@ -135,13 +154,21 @@ public struct PushTargeting: Sendable {
                 appId: app.appId, pushId: pushId, from: job, morePages: more, cursor: rows.last?["object_id"] ?? cursor,
                 batches: batches, targeted: devices, on: conn)
             if !more {
-                events.append(NewEvent(PushEvent.targetingCompleted, PushTargetingCompleted(
-                    objectId: pushId, devices: devices, batches: Int64(batches), at: at)))
+                events.append(
+                    NewEvent(
+                        PushEvent.targetingCompleted,
+                        PushTargetingCompleted(
+                            objectId: pushId, devices: devices, batches: Int64(batches), at: at)))
                 if stopsAtQuota {
-                    events.append(NewEvent(PushEvent.quotaReached, PushQuotaReached(
-                        objectId: pushId, at: at, quota: quota, devices: devices)))
+                    events.append(
+                        NewEvent(
+                            PushEvent.quotaReached,
+                            PushQuotaReached(
+                                objectId: pushId, at: at, quota: quota, devices: devices)))
                 }
-                if next == .done { events.append(NewEvent(PushEvent.completed, PushMilestone(objectId: pushId, at: at))) }
+                if next == .done {
+                    events.append(NewEvent(PushEvent.completed, PushMilestone(objectId: pushId, at: at)))
+                }
             }
             try await tx.append(stream: stream, expectedVersion: version, events)
             return more
@@ -166,7 +193,9 @@ public struct PushTargeting: Sendable {
 
     /// `badge: "Increment"`: each iOS target's stored badge goes up by one (an event per installation) and
     /// the new value is what the device is sent.
-    private func incrementBadges(_ targets: [PushTarget], tx: LedgerTransaction, at: String) async throws -> [PushTarget] {
+    private func incrementBadges(
+        _ targets: [PushTarget], tx: LedgerTransaction, at: String
+    ) async throws -> [PushTarget] {
         let ios = targets.filter { $0.deviceType == PushPlatform.ios.rawValue }.map(\.objectId)
         guard !ios.isEmpty else { return targets }
         try await tx.lock(ios.map(InstallationEvent.stream))
@@ -184,7 +213,11 @@ public struct PushTargeting: Sendable {
             newBadge[id] = badge
             try await tx.append(
                 stream: InstallationEvent.stream(id), expectedVersion: try row.int("version"),
-                [NewEvent(InstallationEvent.badgeIncremented, ["objectId": .string(id), "badge": .int(badge), "at": .string(at)])])
+                [
+                    NewEvent(
+                        InstallationEvent.badgeIncremented,
+                        ["objectId": .string(id), "badge": .int(badge), "at": .string(at)])
+                ])
         }
         return targets.map { t in
             var t = t

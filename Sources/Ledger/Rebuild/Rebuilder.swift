@@ -12,7 +12,8 @@ public struct Rebuilder: Sendable {
         public let onlyLive: [String]
         public let onlyRebuilt: [String]
         public var description: String {
-            var s = "table \(table): \(onlyLive.count) row(s) only in the live table, "
+            var s =
+                "table \(table): \(onlyLive.count) row(s) only in the live table, "
                 + "\(onlyRebuilt.count) only in the rebuild"
             for r in onlyLive { s += "\n  live:    \(r)" }
             for r in onlyRebuilt { s += "\n  rebuilt: \(r)" }
@@ -33,8 +34,10 @@ public struct Rebuilder: Sendable {
     let asyncProjectorNames: [String]
     let logger: Logger
 
-    public init(store: EventStore, projections: [any Projection], asyncProjectorNames: [String] = [],
-        logger: Logger = Logger(label: "pushledger.rebuild")) {
+    public init(
+        store: EventStore, projections: [any Projection], asyncProjectorNames: [String] = [],
+        logger: Logger = Logger(label: "pushledger.rebuild")
+    ) {
         self.store = store
         self.projections = projections
         self.asyncProjectorNames = asyncProjectorNames
@@ -43,15 +46,19 @@ public struct Rebuilder: Sendable {
 
     /// - Parameter progress: called with (events applied so far, events in the log) after each batch; the total
     ///   is counted in the rebuild's own snapshot, so it is exact (and costs one scan, only when asked for).
-    public func run(verify: Bool, batchSize: Int = 2000, progress: (@Sendable (Int, Int?) -> Void)? = nil)
+    public func run(
+        verify: Bool, batchSize: Int = 2000, progress: (@Sendable (Int, Int?) -> Void)? = nil
+    )
         async throws -> Report
     {
         let started = Date()
         let tables = projections.flatMap(\.tables)
         return try await store.pool.withTransaction(isolation: .repeatableRead) { conn in
-            try await conn.execute(unsafeScript: "DROP SCHEMA IF EXISTS \(Self.schema) CASCADE; CREATE SCHEMA \(Self.schema)")
+            try await conn.execute(
+                unsafeScript: "DROP SCHEMA IF EXISTS \(Self.schema) CASCADE; CREATE SCHEMA \(Self.schema)")
             for table in tables {
-                try await conn.execute(unsafeScript: "CREATE TABLE \(Self.schema).\(table) (LIKE public.\(table) INCLUDING ALL)")
+                try await conn.execute(
+                    unsafeScript: "CREATE TABLE \(Self.schema).\(table) (LIKE public.\(table) INCLUDING ALL)")
             }
             var total: Int?
             if let progress {
@@ -99,15 +106,17 @@ public struct Rebuilder: Sendable {
     private func compare(_ table: String, on conn: PGConnection) async throws -> TableDifference {
         func rows(_ a: String, _ b: String) async throws -> [String] {
             try await conn.query(
-                PGQuery(unsafeSQL: """
-                    SELECT row_to_json(d)::text AS r FROM
-                        (SELECT * FROM \(a).\(table) EXCEPT ALL SELECT * FROM \(b).\(table)) d
-                    ORDER BY 1 LIMIT 20
-                    """)
+                PGQuery(
+                    unsafeSQL: """
+                        SELECT row_to_json(d)::text AS r FROM
+                            (SELECT * FROM \(a).\(table) EXCEPT ALL SELECT * FROM \(b).\(table)) d
+                        ORDER BY 1 LIMIT 20
+                        """)
             ).map { try $0.string("r") }
         }
         return TableDifference(
-            table: table, onlyLive: try await rows("public", Self.schema), onlyRebuilt: try await rows(Self.schema, "public"))
+            table: table, onlyLive: try await rows("public", Self.schema),
+            onlyRebuilt: try await rows(Self.schema, "public"))
     }
 
     private func replace(_ table: String, on conn: PGConnection) async throws {
@@ -117,10 +126,11 @@ public struct Rebuilder: Sendable {
             FROM information_schema.columns
             WHERE table_schema = 'public' AND table_name = \(table) AND is_generated = 'NEVER'
             """)[0].string("cols")
-        try await conn.execute(unsafeScript: """
-            LOCK TABLE public.\(table) IN ACCESS EXCLUSIVE MODE;
-            DELETE FROM public.\(table);
-            INSERT INTO public.\(table) (\(columns)) SELECT \(columns) FROM \(Self.schema).\(table);
-            """)
+        try await conn.execute(
+            unsafeScript: """
+                LOCK TABLE public.\(table) IN ACCESS EXCLUSIVE MODE;
+                DELETE FROM public.\(table);
+                INSERT INTO public.\(table) (\(columns)) SELECT \(columns) FROM \(Self.schema).\(table);
+                """)
     }
 }

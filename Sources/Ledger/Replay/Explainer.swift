@@ -30,7 +30,8 @@ public struct Explainer: Sendable {
             guard !stream.isEmpty else { throw Failure.unknownInstallation(objectId) }
 
             let tokens = Self.tokensEverHeld(stream)
-            let batch = tokens.lazy.compactMap { push.batch(objectId: objectId, token: $0) }.first
+            let batch =
+                tokens.lazy.compactMap { push.batch(objectId: objectId, token: $0) }.first
                 ?? push.batch(objectId: objectId, token: nil)
             let (instant, source) = push.instant(batch: batch)
 
@@ -52,8 +53,9 @@ public struct Explainer: Sendable {
             try await scratch.drop(on: conn)
 
             let delivery: Explanation.Delivery =
-                if let batch { push.outcome(batch: batch.number, keys: [objectId] + tokens) }
-                else { .notTargeted(note: conditions.allSatisfy { $0.met == true } ? push.notTargetedNote : nil) }
+                if let batch { push.outcome(batch: batch.number, keys: [objectId] + tokens) } else {
+                    .notTargeted(note: conditions.allSatisfy { $0.met == true } ? push.notTargetedNote : nil)
+                }
             return Explanation(
                 appId: app.appId, pushId: pushId, objectId: objectId, requestedAt: push.requested.at, instant: instant,
                 instantSource: source, audience: Self.audience(push.request), history: history.map(Self.entry),

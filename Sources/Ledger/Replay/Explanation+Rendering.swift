@@ -12,8 +12,10 @@ extension Explanation {
         switch delivery {
         case .notTargeted(let note): return "not targeted" + (note.map { " (\($0))" } ?? "")
         case .pending(let b): return "targeted in batch \(b); outcome still pending"
-        case .delivered(let b, let at): return "targeted in batch \(b); delivered (accepted by the provider) at \(LeanDate.format(at))"
-        case .failed(let b, let reason, let at): return "targeted in batch \(b); failed at \(LeanDate.format(at)): \(reason)"
+        case .delivered(let b, let at):
+            return "targeted in batch \(b); delivered (accepted by the provider) at \(LeanDate.format(at))"
+        case .failed(let b, let reason, let at):
+            return "targeted in batch \(b); failed at \(LeanDate.format(at)): \(reason)"
         case .cancelled(let b): return "targeted in batch \(b); cancelled before it was sent"
         }
     }
@@ -27,9 +29,13 @@ extension Explanation {
             "installation \(objectId): history up to the push",
         ]
         if history.isEmpty { lines.append("  (no events yet)") }
-        for e in history { lines.append("  \(LeanDate.format(e.at))  \(e.type.padding(toLength: 24, withPad: " ", startingAt: 0)) \(e.summary)") }
+        for e in history {
+            lines.append(
+                "  \(LeanDate.format(e.at))  \(e.type.padding(toLength: 24, withPad: " ", startingAt: 0)) \(e.summary)")
+        }
         if let last = laterEvents.last {
-            lines.append("  … then \(laterEvents.count) later event(s), the last \(last.type) at \(LeanDate.format(last.at))")
+            lines.append(
+                "  … then \(laterEvents.count) later event(s), the last \(last.type) at \(LeanDate.format(last.at))")
         }
         lines += ["", "targeting conditions"]
         for c in conditions {
@@ -48,23 +54,33 @@ extension Explanation {
             delivery = ["state": "not targeted"]
             if let note { delivery["note"] = .string(note) }
         case .pending(let b): delivery = ["state": "pending", "batch": .int(Int64(b))]
-        case .delivered(let b, let at): delivery = ["state": "delivered", "batch": .int(Int64(b)), "at": .string(LeanDate.format(at))]
+        case .delivered(let b, let at):
+            delivery = ["state": "delivered", "batch": .int(Int64(b)), "at": .string(LeanDate.format(at))]
         case .failed(let b, let reason, let at):
-            delivery = ["state": "failed", "batch": .int(Int64(b)), "reason": .string(reason), "at": .string(LeanDate.format(at))]
+            delivery = [
+                "state": "failed", "batch": .int(Int64(b)), "reason": .string(reason),
+                "at": .string(LeanDate.format(at)),
+            ]
         case .cancelled(let b): delivery = ["state": "cancelled", "batch": .int(Int64(b))]
         }
         func entries(_ list: [HistoryEntry]) -> JSON {
-            .array(list.map { ["at": .string(LeanDate.format($0.at)), "type": .string($0.type), "summary": .string($0.summary)] })
+            .array(
+                list.map {
+                    ["at": .string(LeanDate.format($0.at)), "type": .string($0.type), "summary": .string($0.summary)]
+                })
         }
         return [
             "app": .string(appId), "push": .string(pushId), "installation": .string(objectId),
             "requestedAt": .string(LeanDate.format(requestedAt)), "at": .string(LeanDate.format(instant)),
             "atSource": .string(instantSource), "audience": audience,
             "history": entries(history), "laterEvents": entries(laterEvents),
-            "conditions": .array(conditions.map { c in
-                ["name": .string(c.name), "requires": .string(c.requirement), "value": .string(c.value),
-                 "met": c.met.map { .bool($0) } ?? .null]
-            }),
+            "conditions": .array(
+                conditions.map { c in
+                    [
+                        "name": .string(c.name), "requires": .string(c.requirement), "value": .string(c.value),
+                        "met": c.met.map { .bool($0) } ?? .null,
+                    ]
+                }),
             "verdict": .string(matched ? "targeted" : (excludedBy == nil ? "undecided" : "excluded")),
             "excludedBy": excludedBy.map { .string($0.name) } ?? .null,
             "delivery": .object(delivery),

@@ -35,13 +35,17 @@ struct InstallationAtInstant {
 
     func existence(history: [TimedEvent]) async throws -> Explanation.Condition {
         if let row = try await row {
-            return .init(name: "exists", requirement: "exists at the instant",
+            return .init(
+                name: "exists", requirement: "exists at the instant",
                 value: "created \(LeanDate.format(try row.date("created_at")))", met: true)
         }
         let value: String
-        if let removal = history.last(where: { [InstallationEvent.deleted, InstallationEvent.invalidated,
-            InstallationEvent.expired].contains($0.event.type) })
-        {
+        if let removal = history.last(where: {
+            [
+                InstallationEvent.deleted, InstallationEvent.invalidated,
+                InstallationEvent.expired,
+            ].contains($0.event.type)
+        }) {
             value = "\(removal.event.type) at \(LeanDate.format(removal.at))"
         } else {
             value = "not created yet"
@@ -59,17 +63,22 @@ struct InstallationAtInstant {
         var out: [Explanation.Condition] = []
         // Without a row nothing can be evaluated; `holds` is simply false then and is not shown.
         func add(_ name: String, _ requirement: String, _ value: String, _ met: Bool) {
-            out.append(.init(name: name, requirement: requirement, value: row == nil ? "—" : value,
-                met: row == nil ? nil : met))
+            out.append(
+                .init(
+                    name: name, requirement: requirement, value: row == nil ? "—" : value,
+                    met: row == nil ? nil : met))
         }
         add("valid", "valid = true", fields?["valid"]?.encoded() ?? "absent (true)", try await holds("valid"))
         let updatedAt = row?.optionalDate("updated_at") ?? instant
         let age = String(format: "%.2f", instant.timeIntervalSince(updatedAt) / 86400)
-        add("updatedAt", "within installation_ttl_days = \(ttlDays) days",
+        add(
+            "updatedAt", "within installation_ttl_days = \(ttlDays) days",
             "\(LeanDate.format(updatedAt)), age \(age) days",
             try await holds("updated_at > \(oldest)::timestamptz"))
         let deviceType = row?["device_type"] ?? ""
-        let hasContent = (try? PushData(data)).flatMap { d in PushPlatform(rawValue: deviceType).map { d.content(for: $0) } }
+        let hasContent = (try? PushData(data)).flatMap { d in
+            PushPlatform(rawValue: deviceType).map { d.content(for: $0) }
+        }
         add("deviceType", "push data has content for the platform", deviceType, hasContent.flatMap { $0 } != nil)
         for (key, condition) in Self.whereItems(whereJSON) {
             let compiled: BoundSQL
@@ -78,7 +87,8 @@ struct InstallationAtInstant {
             } catch {
                 throw error.leanError
             }
-            add("where.\(key)", condition.encoded(), try await value(of: key, in: fields),
+            add(
+                "where.\(key)", condition.encoded(), try await value(of: key, in: fields),
                 try await holds("\(compiled)"))
         }
         return out
@@ -89,7 +99,9 @@ struct InstallationAtInstant {
         guard let row = try await row else {
             return [
                 .init(name: "deviceType", requirement: "= \(platform.rawValue)", value: "—", met: nil),
-                .init(name: "device_ids", requirement: "token in the push's \(ids.count) device ids", value: "—", met: nil),
+                .init(
+                    name: "device_ids", requirement: "token in the push's \(ids.count) device ids", value: "—", met: nil
+                ),
             ]
         }
         let fields = try row.json("data")
@@ -97,9 +109,11 @@ struct InstallationAtInstant {
             fields[k]?.stringValue.map { "\(k) \($0)" }
         }
         return [
-            .init(name: "deviceType", requirement: "= \(platform.rawValue)", value: try row.string("device_type"),
+            .init(
+                name: "deviceType", requirement: "= \(platform.rawValue)", value: try row.string("device_type"),
                 met: try row.string("device_type") == platform.rawValue),
-            .init(name: "device_ids", requirement: "token in the push's \(ids.count) device ids",
+            .init(
+                name: "device_ids", requirement: "token in the push's \(ids.count) device ids",
                 value: tokens.joined(separator: ", "),
                 met: try await holds(
                     """

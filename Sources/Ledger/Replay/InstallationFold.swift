@@ -86,9 +86,10 @@ struct InstallationFold: Sendable {
     }
 
     /// Reads the matching events in log order, a page at a time so memory stays flat.
-    private func forEachEvent(types: [String], stream: String?, on conn: PGConnection,
-        _ body: (RecordedEvent) async throws -> Void) async throws -> Int
-    {
+    private func forEachEvent(
+        types: [String], stream: String?, on conn: PGConnection,
+        _ body: (RecordedEvent) async throws -> Void
+    ) async throws -> Int {
         let streamFilter: PGQuery = if let stream { "AND stream = \(stream)" } else { "" }
         var checkpoint = Checkpoint.start
         var count = 0

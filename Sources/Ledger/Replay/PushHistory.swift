@@ -17,10 +17,14 @@ struct PushHistory: Sendable {
         self.events = events
         self.requested = requested
         self.request = try PushRequest.stored(try PushRequested(json: requested.event.data).request)
-        targeted = try events.filter { $0.event.type == PushEvent.targeted }.map { ($0, try PushTargeted(json: $0.event.data)) }
+        targeted = try events.filter { $0.event.type == PushEvent.targeted }.map {
+            ($0, try PushTargeted(json: $0.event.data))
+        }
         delivered = try events.filter { $0.event.type == PushEvent.batchDelivered }
             .map { ($0, try BatchDelivered(json: $0.event.data)) }
-        failed = try events.first { $0.event.type == PushEvent.failed }.map { try PushFailedPayload(json: $0.event.data) }
+        failed = try events.first { $0.event.type == PushEvent.failed }.map {
+            try PushFailedPayload(json: $0.event.data)
+        }
     }
 
     /// The `PushTargeted` batch that holds the installation (by objectId, or by token for a `/push/devices`
@@ -61,10 +65,16 @@ struct PushHistory: Sendable {
     /// Why nothing was sent to a matching installation, when the log says.
     var notTargetedNote: String? {
         if let failed { return "the push failed: \(failed.status)" }
-        if events.contains(where: { $0.event.type == PushEvent.expired }) { return "the push expired before it was sent" }
-        if events.contains(where: { $0.event.type == PushEvent.quotaReached }) { return "the daily quota stopped targeting" }
+        if events.contains(where: { $0.event.type == PushEvent.expired }) {
+            return "the push expired before it was sent"
+        }
+        if events.contains(where: { $0.event.type == PushEvent.quotaReached }) {
+            return "the daily quota stopped targeting"
+        }
         if events.contains(where: { $0.event.type == PushEvent.cancelled }) { return "the push was cancelled" }
-        if !events.contains(where: { $0.event.type == PushEvent.targetingCompleted }) { return "targeting has not finished" }
+        if !events.contains(where: { $0.event.type == PushEvent.targetingCompleted }) {
+            return "targeting has not finished"
+        }
         return nil
     }
 }

@@ -18,12 +18,13 @@ public struct ReplayScratch: Sendable {
         let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         let scratch = ReplayScratch(schema: "pushledger_replay_\(suffix)")
         let installationsLike = indexedInstallations ? "INCLUDING ALL" : "INCLUDING DEFAULTS INCLUDING GENERATED"
-        try await conn.execute(unsafeScript: """
-            CREATE SCHEMA \(scratch.schema);
-            CREATE TABLE \(scratch.schema).apps (LIKE public.apps INCLUDING ALL);
-            CREATE TABLE \(scratch.schema).invalid_tokens (LIKE public.invalid_tokens INCLUDING ALL);
-            CREATE UNLOGGED TABLE \(scratch.installations) (LIKE public.installations \(installationsLike));
-            """)
+        try await conn.execute(
+            unsafeScript: """
+                CREATE SCHEMA \(scratch.schema);
+                CREATE TABLE \(scratch.schema).apps (LIKE public.apps INCLUDING ALL);
+                CREATE TABLE \(scratch.schema).invalid_tokens (LIKE public.invalid_tokens INCLUDING ALL);
+                CREATE UNLOGGED TABLE \(scratch.installations) (LIKE public.installations \(installationsLike));
+                """)
         return scratch
     }
 

@@ -23,7 +23,8 @@ public struct Replayer: Sendable {
     ///   - pushData: a push's `data`; when given, installations of a platform it has no content for are left out,
     ///     as targeting skips them.
     ///   - progress: see `withReplayedInstallations`.
-    public func replay(app: App, at: Date, whereJSON: JSON, pushData: PushData? = nil,
+    public func replay(
+        app: App, at: Date, whereJSON: JSON, pushData: PushData? = nil,
         strategy: ReplayFoldStrategy = .setBased, progress: (@Sendable (Int, Int?) -> Void)? = nil
     ) async throws -> Result {
         let started = Date()
@@ -50,20 +51,22 @@ public struct Replayer: Sendable {
     /// - Parameter progress: called with (installation events folded, total) when the fold starts and when it is
     ///   done. The fold is a few set-based statements (or a walk inside `InstallationFold`), so there is nothing in
     ///   between to report and no total before the end.
-    public func withReplayedInstallations<T: Sendable>(app: App, at: Date, strategy: ReplayFoldStrategy = .setBased,
+    public func withReplayedInstallations<T: Sendable>(
+        app: App, at: Date, strategy: ReplayFoldStrategy = .setBased,
         progress: (@Sendable (Int, Int?) -> Void)? = nil,
-        _ body: (PGConnection, ReplayedState) async throws -> T) async throws -> T
-    {
+        _ body: (PGConnection, ReplayedState) async throws -> T
+    ) async throws -> T {
         try await store.pool.withTransaction(isolation: .repeatableRead) { conn in
             try await InstallationFold.tune(conn)
             let scratch = try await ReplayScratch.create(on: conn, indexedInstallations: strategy == .perEvent)
             let fold = InstallationFold(appId: app.appId, at: at)
             try await fold.appSettings(into: scratch, on: conn)
             progress?(0, nil)
-            let events = switch strategy {
-            case .setBased: try await fold.setBased(into: scratch, on: conn)
-            case .perEvent: try await fold.perEvent(into: scratch, on: conn)
-            }
+            let events =
+                switch strategy {
+                case .setBased: try await fold.setBased(into: scratch, on: conn)
+                case .perEvent: try await fold.perEvent(into: scratch, on: conn)
+                }
             progress?(events, events)
             let state = ReplayedState(
                 scratch: scratch, app: try await Self.app(app, in: scratch, on: conn), at: at, events: events)
@@ -75,10 +78,13 @@ public struct Replayer: Sendable {
 
     /// The app with its settings as folded into `scratch`, or `current` when the app had no events yet.
     static func app(_ current: App, in scratch: ReplayScratch, on conn: PGConnection) async throws -> App {
-        guard let row = try await conn.query(
-            "SELECT settings FROM \(unsafeRaw: scratch.apps) WHERE app_id = \(current.appId)").first
+        guard
+            let row = try await conn.query(
+                "SELECT settings FROM \(unsafeRaw: scratch.apps) WHERE app_id = \(current.appId)"
+            ).first
         else { return current }
-        return App(appId: current.appId, name: current.name, appKey: current.appKey, masterKey: current.masterKey,
+        return App(
+            appId: current.appId, name: current.name, appKey: current.appKey, masterKey: current.masterKey,
             settings: try row.json("settings").objectValue ?? [:])
     }
 }

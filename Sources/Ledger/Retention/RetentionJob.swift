@@ -107,7 +107,9 @@ public struct RetentionJob: Sendable {
     private var metadata: EventMetadata { .system("retention") }
 
     /// One page of candidates at a time; each is re-read under its stream lock before it is expired.
-    private func expireInstallations(_ app: String, before cutoff: Date, now: Date, advance: (Int) -> Void)
+    private func expireInstallations(
+        _ app: String, before cutoff: Date, now: Date, advance: (Int) -> Void
+    )
         async throws -> Int
     {
         var count = 0
@@ -118,10 +120,12 @@ public struct RetentionJob: Sendable {
                 SELECT object_id FROM installations
                 WHERE \(staleInstallations(app, before: cutoff)) AND object_id > \(after)
                 ORDER BY object_id LIMIT \(pageSize)
-                """).map { try $0.string("object_id") }
+                """
+            ).map { try $0.string("object_id") }
             guard let last = ids.last else { return count }
             after = last
-            count += try await store.write(appId: app, metadata: metadata, lockKeys: ids.map(InstallationEvent.stream)) { tx in
+            count += try await store.write(appId: app, metadata: metadata, lockKeys: ids.map(InstallationEvent.stream))
+            { tx in
                 let stale = try await tx.connection.query(
                     """
                     SELECT object_id, version, updated_at FROM installations
@@ -129,10 +133,12 @@ public struct RetentionJob: Sendable {
                     """)
                 for row in stale {
                     let id = try row.string("object_id")
-                    var data = InstallationEvent.removedData(objectId: id, reason: "stale", at: LeanDate.format(now))
+                    var data =
+                        InstallationEvent.removedData(objectId: id, reason: "stale", at: LeanDate.format(now))
                         .objectValue ?? [:]
                     data["lastUpdatedAt"] = .string(LeanDate.format(try row.date("updated_at")))
-                    try await tx.append(stream: InstallationEvent.stream(id), expectedVersion: try row.int("version"),
+                    try await tx.append(
+                        stream: InstallationEvent.stream(id), expectedVersion: try row.int("version"),
                         [NewEvent(InstallationEvent.expired, .object(data))])
                 }
                 if !stale.isEmpty {
@@ -154,7 +160,8 @@ public struct RetentionJob: Sendable {
                 guard try await FanOutStore.expireScheduled(appId: app, pushId: id, now: now, on: tx.connection) else {
                     return 0
                 }
-                try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
+                try await tx.append(
+                    stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
                     [NewEvent(PushEvent.expired, PushMilestone(objectId: id, at: LeanDate.format(now)))])
                 return 1
             }
@@ -163,13 +170,16 @@ public struct RetentionJob: Sendable {
         return count
     }
 
-    private func purgePushes(_ app: String, before cutoff: Date, now: Date, advance: (Int) -> Void)
+    private func purgePushes(
+        _ app: String, before cutoff: Date, now: Date, advance: (Int) -> Void
+    )
         async throws -> Int
     {
         let ids = try await store.pool.query(
             """
             SELECT object_id FROM notifications n WHERE \(finishedPushRecords(app, before: cutoff)) ORDER BY object_id
-            """).map { try $0.string("object_id") }
+            """
+        ).map { try $0.string("object_id") }
         var count = 0
         for id in ids {
             let stream = PushEvent.stream(id)
@@ -181,7 +191,8 @@ public struct RetentionJob: Sendable {
                     WHERE object_id = \(id) AND \(finishedPushRecords(app, before: cutoff))
                     """)
                 guard !still.isEmpty else { return 0 }
-                try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
+                try await tx.append(
+                    stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
                     [NewEvent(PushEvent.purged, PushMilestone(objectId: id, at: LeanDate.format(now)))])
                 try await FanOutStore.remove(appId: app, pushId: id, on: conn)
                 return 1
@@ -195,7 +206,8 @@ public struct RetentionJob: Sendable {
         let days = try await store.pool.query(
             """
             SELECT to_char(day, 'YYYY-MM-DD') AS day FROM daily_usage WHERE \(unclosedDays(app, now: now)) ORDER BY day
-            """).map { try $0.string("day") }
+            """
+        ).map { try $0.string("day") }
         var count = 0
         for day in days {
             let stream = UsageEvent.dayStream(day)
@@ -205,13 +217,22 @@ public struct RetentionJob: Sendable {
                         """
                         SELECT calls, peak_calls_per_minute, devices, successes FROM daily_usage
                         WHERE app_id = \(app) AND day = \(day)::date
-                        """).first
+                        """
+                    ).first
                 else { return 0 }
-                try await tx.append(stream: stream, expectedVersion: 0, [NewEvent(UsageEvent.dayClosed, [
-                    "at": .string(LeanDate.format(now)), "day": .string(day), "calls": .int(try usage.int64("calls")),
-                    "peakCallsPerMinute": .int(try usage.int64("peak_calls_per_minute")),
-                    "devices": .int(try usage.int64("devices")), "successes": .int(try usage.int64("successes")),
-                ])])
+                try await tx.append(
+                    stream: stream, expectedVersion: 0,
+                    [
+                        NewEvent(
+                            UsageEvent.dayClosed,
+                            [
+                                "at": .string(LeanDate.format(now)), "day": .string(day),
+                                "calls": .int(try usage.int64("calls")),
+                                "peakCallsPerMinute": .int(try usage.int64("peak_calls_per_minute")),
+                                "devices": .int(try usage.int64("devices")),
+                                "successes": .int(try usage.int64("successes")),
+                            ])
+                    ])
                 return 1
             }
             advance(1)

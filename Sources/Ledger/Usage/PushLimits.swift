@@ -22,28 +22,37 @@ struct PushLimits {
             .first?.optionalDate("banned_until"), until > now
         {
             let wait = Int(until.timeIntervalSince(now).rounded(.up))
-            return .refused(.rateLimited("Too many push calls: every push call is refused for \(wait) more seconds.",
-                retryAfter: wait), nil)
+            return .refused(
+                .rateLimited(
+                    "Too many push calls: every push call is refused for \(wait) more seconds.",
+                    retryAfter: wait), nil)
         }
         let limit = app.intSetting("push_rate_per_minute")
-        let calls = try await conn.query(
-            """
-            SELECT calls FROM minute_calls
-            WHERE app_id = \(app.appId) AND minute = \(LocalTime.minute(at, appId: app.appId, schema: "public"))
-            """).first?.int64("calls") ?? 0
+        let calls =
+            try await conn.query(
+                """
+                SELECT calls FROM minute_calls
+                WHERE app_id = \(app.appId) AND minute = \(LocalTime.minute(at, appId: app.appId, schema: "public"))
+                """
+            ).first?.int64("calls") ?? 0
         if calls >= limit {
             let ban = UsageEvent.banSeconds
-            let event = NewEvent(UsageEvent.rateLimited, [
-                "at": .string(at), "bannedUntil": .string(LeanDate.format(now.addingTimeInterval(Double(ban)))),
-                "limit": .int(limit), "calls": .int(calls + 1),
-            ])
-            return .refused(.rateLimited("Too many push calls: more than \(limit) in a minute; every push call "
-                + "is refused for \(ban) seconds.", retryAfter: ban), event)
+            let event = NewEvent(
+                UsageEvent.rateLimited,
+                [
+                    "at": .string(at), "bannedUntil": .string(LeanDate.format(now.addingTimeInterval(Double(ban)))),
+                    "limit": .int(limit), "calls": .int(calls + 1),
+                ])
+            return .refused(
+                .rateLimited(
+                    "Too many push calls: more than \(limit) in a minute; every push call "
+                        + "is refused for \(ban) seconds.", retryAfter: ban), event)
         }
         let quota = app.intSetting("daily_push_quota")
         let used = try await Self.devicesToday(app: app, now: now, on: conn)
         if used >= quota {
-            let event = NewEvent(UsageEvent.quotaRefused, ["at": .string(at), "quota": .int(quota), "used": .int(used)])
+            let event = NewEvent(
+                UsageEvent.quotaRefused, ["at": .string(at), "quota": .int(quota), "used": .int(used)])
             return .refused(.quotaExceeded("The daily push quota of \(quota) devices is used up for today."), event)
         }
         return .allowed(remainingDevices: quota - used)
@@ -55,7 +64,8 @@ struct PushLimits {
             """
             SELECT devices FROM daily_usage
             WHERE app_id = \(app.appId) AND day = \(LocalTime.day(LeanDate.format(now), appId: app.appId, schema: "public"))
-            """).first?.int64("devices") ?? 0
+            """
+        ).first?.int64("devices") ?? 0
     }
 
     /// Appends a refusal's event to the app's `limits` stream.

@@ -22,10 +22,14 @@ public struct LeanError: Error, Sendable, Equatable, CustomStringConvertible {
     }
     public static func invalidQuery(_ message: String) -> LeanError { LeanError(102, message) }
     public static func invalidKeyName(_ message: String) -> LeanError { LeanError(105, message) }
-    public static func malformedJSON(_ message: String) -> LeanError { LeanError(107, "Malformed json object. \(message)") }
+    public static func malformedJSON(_ message: String) -> LeanError {
+        LeanError(107, "Malformed json object. \(message)")
+    }
     public static func invalidChannel(_ name: String) -> LeanError {
-        LeanError(112, "Invalid channel name: \(name). A channel name is either an empty string (the broadcast "
-            + "channel) or contains only a-zA-Z0-9_-= and CJK characters.")
+        LeanError(
+            112,
+            "Invalid channel name: \(name). A channel name is either an empty string (the broadcast "
+                + "channel) or contains only a-zA-Z0-9_-= and CJK characters.")
     }
     public static func invalidDeviceToken(_ message: String) -> LeanError { LeanError(114, message) }
     public static func forbidden(_ message: String) -> LeanError { LeanError(119, message, status: 403) }

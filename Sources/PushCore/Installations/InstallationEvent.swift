@@ -35,8 +35,10 @@ public enum InstallationEvent {
     /// `at` is when the app was opened, `updatedAt` the installation's new updatedAt (never moved back),
     /// `kind` is `app` or `push`, and a push open names the push it is attributed to, how (`explicit`: the
     /// payload's `_nid`; `recent`: the last push delivered within 24 h) and when that push was delivered.
-    public static func openedData(objectId: String, at: String, updatedAt: String, kind: String, platform: String,
-        pushId: String?, attribution: String?, deliveredAt: String?) -> JSON {
+    public static func openedData(
+        objectId: String, at: String, updatedAt: String, kind: String, platform: String,
+        pushId: String?, attribution: String?, deliveredAt: String?
+    ) -> JSON {
         var o: [String: JSON] = [
             "objectId": .string(objectId), "at": .string(at), "updatedAt": .string(updatedAt),
             "kind": .string(kind), "platform": .string(platform),

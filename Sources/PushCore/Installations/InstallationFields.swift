@@ -35,9 +35,10 @@ public enum InstallationFields {
     /// APNs device tokens are hex (64 characters today; Apple reserves the right to lengthen them).
     public static func isValidDeviceToken(_ token: String) -> Bool {
         let n = token.utf8.count
-        return n >= 32 && n <= 200 && n % 2 == 0 && token.utf8.allSatisfy {
-            (48...57).contains($0) || (65...70).contains($0) || (97...102).contains($0)
-        }
+        return n >= 32 && n <= 200 && n % 2 == 0
+            && token.utf8.allSatisfy {
+                (48...57).contains($0) || (65...70).contains($0) || (97...102).contains($0)
+            }
     }
 
     public static func isValidDeviceProfile(_ profile: String) -> Bool {
@@ -80,7 +81,9 @@ public enum InstallationFields {
                 return .invalidParameter("Invalid badge: it must be an integer of at least 0.")
             }
         case "valid":
-            if value.boolValue == nil { return .invalidParameter("Invalid value type for field valid: expected a boolean.") }
+            if value.boolValue == nil {
+                return .invalidParameter("Invalid value type for field valid: expected a boolean.")
+            }
         default:
             break
         }

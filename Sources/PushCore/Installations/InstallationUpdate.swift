@@ -10,7 +10,9 @@ public struct InstallationUpdate: Sendable, Equatable {
 
     /// Applies a request body (field sets and `__op` operations) to `current`.
     /// - Parameter current: the stored fields, or empty for a new installation.
-    public static func apply(body: [String: JSON], to current: [String: JSON], isCreate: Bool) throws(LeanError)
+    public static func apply(
+        body: [String: JSON], to current: [String: JSON], isCreate: Bool
+    ) throws(LeanError)
         -> InstallationUpdate
     {
         var fields = current
@@ -31,7 +33,8 @@ public struct InstallationUpdate: Sendable, Equatable {
                 newValue = value
             }
             if key == "deviceToken", let token = newValue?.stringValue { newValue = .string(token.lowercased()) }
-            if InstallationFields.immutable.contains(key), !isCreate, let existing = current[key], existing != newValue {
+            if InstallationFields.immutable.contains(key), !isCreate, let existing = current[key], existing != newValue
+            {
                 throw .immutableField(key)
             }
             if let newValue, !newValue.isNull {
@@ -69,7 +72,8 @@ public struct InstallationUpdate: Sendable, Equatable {
         }
     }
 
-    static func applyOperation(_ op: String, _ spec: JSON, to current: JSON?, field: String) throws(LeanError) -> JSON? {
+    static func applyOperation(_ op: String, _ spec: JSON, to current: JSON?, field: String) throws(LeanError) -> JSON?
+    {
         switch op {
         case "Delete":
             return nil

@@ -18,11 +18,26 @@ extension JSON {
         return nil
     }
 
-    public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
-    public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
-    public var objectValue: [String: JSON]? { if case .object(let o) = self { return o }; return nil }
-    public var arrayValue: [JSON]? { if case .array(let a) = self { return a }; return nil }
-    public var isNull: Bool { if case .null = self { return true }; return false }
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+    public var objectValue: [String: JSON]? {
+        if case .object(let o) = self { return o }
+        return nil
+    }
+    public var arrayValue: [JSON]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
 
     /// The value as an integer when it is one exactly (a double such as `3.0` counts).
     public var intValue: Int64? {

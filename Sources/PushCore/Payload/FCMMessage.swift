@@ -26,7 +26,9 @@ public struct FCMMessage: Sendable, Hashable {
     ///   - token: the installation's FCM registration token.
     ///   - notificationId: the push's objectId, sent as `data._nid`.
     ///   - timeToLive: seconds until the push's expiration, sent as `android.ttl`; clamped to FCM's range.
-    public init(content: [String: JSON], token: String, notificationId: String, timeToLive: Int64?)
+    public init(
+        content: [String: JSON], token: String, notificationId: String, timeToLive: Int64?
+    )
         throws(PushDataError)
     {
         let payload = try FCMMessage.payload(from: content, notificationId: notificationId)

@@ -51,7 +51,9 @@ public struct PushData: Sendable, Hashable {
 
     /// The FCM v1 message for one device, or nil when the push has no Android content.
     /// - Parameter timeToLive: seconds until the push expires (`android.ttl`), nil for FCM's default.
-    public func fcmMessage(token: String, notificationId: String, timeToLive: Int64? = nil) throws(PushDataError)
+    public func fcmMessage(
+        token: String, notificationId: String, timeToLive: Int64? = nil
+    ) throws(PushDataError)
         -> FCMMessage?
     {
         guard let content = content(for: .android) else { return nil }

@@ -48,7 +48,9 @@ public struct PushRequest: Sendable, Equatable {
     }
 
     /// Parses a `/push` body. `devicesEndpoint` selects the `/push/devices` shape.
-    public static func parse(_ body: [String: JSON], devicesEndpoint: Bool, headerProd: String?, now: Date)
+    public static func parse(
+        _ body: [String: JSON], devicesEndpoint: Bool, headerProd: String?, now: Date
+    )
         throws(LeanError) -> PushRequest
     {
         guard let data = body["data"], !data.isNull else { throw .invalidParameter("Missing push data.") }
@@ -67,7 +69,9 @@ public struct PushRequest: Sendable, Equatable {
             }
             var ids: [String] = []
             for item in list {
-                guard let id = item.stringValue, !id.isEmpty else { throw .invalidParameter("device_ids must be strings.") }
+                guard let id = item.stringValue, !id.isEmpty else {
+                    throw .invalidParameter("device_ids must be strings.")
+                }
                 if platform == .ios, !InstallationFields.isValidDeviceToken(id) {
                     throw .invalidDeviceToken("Invalid device token: \(id).")
                 }
@@ -113,7 +117,9 @@ public struct PushRequest: Sendable, Equatable {
         }
         var flow: Int?
         if let value = body["flow_control"], !value.isNull {
-            guard let n = value.intValue, n > 0 else { throw .invalidParameter("flow_control must be a positive integer.") }
+            guard let n = value.intValue, n > 0 else {
+                throw .invalidParameter("flow_control must be a positive integer.")
+            }
             flow = max(Int(n), minimumFlowControl)
         }
         let profile = body["device_profile"]?.stringValue
@@ -149,7 +155,9 @@ public struct PushRequest: Sendable, Equatable {
     /// SPEC §4.1/§4.7: `expiration_interval` counts from `push_time` when one is given, else from `now`; an
     /// expiration at or before `push_time` is a contradiction and refused. An expiration already past is
     /// accepted: the push is recorded as expired and never sent.
-    static func expirationTimes(_ body: [String: JSON], pushTime: Date?, now: Date) throws(LeanError)
+    static func expirationTimes(
+        _ body: [String: JSON], pushTime: Date?, now: Date
+    ) throws(LeanError)
         -> (expiration: Date?, isScheduled: Bool)
     {
         let isScheduled = pushTime.map { $0.timeIntervalSince(now) >= 60 } ?? false
@@ -162,7 +170,8 @@ public struct PushRequest: Sendable, Equatable {
                 seconds > 0, seconds <= maxExpirationInterval
             else {
                 throw .invalidParameter(
-                    "expiration_interval must be a number of seconds above 0 and at most \(Int(maxExpirationInterval)).")
+                    "expiration_interval must be a number of seconds above 0 and at most \(Int(maxExpirationInterval))."
+                )
             }
             // The interval wins over an expiration_time sent beside it, as before.
             let end = (pushTime ?? now).addingTimeInterval(seconds)
@@ -185,7 +194,9 @@ public struct PushRequest: Sendable, Equatable {
     static func shortId(_ value: JSON?, field: String) throws(LeanError) -> String? {
         guard let value, !value.isNull else { return nil }
         guard let s = value.stringValue, !s.isEmpty, s.utf8.count <= 16,
-            s.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) })
+            s.unicodeScalars.allSatisfy({
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+            })
         else { throw .invalidParameter("\(field) must be 1 to 16 letters or digits.") }
         return s
     }

@@ -29,7 +29,10 @@ public enum LeanDate {
     public static func format(unixMilliseconds ms: Int64) -> String {
         var seconds = ms / 1000
         var millis = ms % 1000
-        if millis < 0 { millis += 1000; seconds -= 1 }
+        if millis < 0 {
+            millis += 1000
+            seconds -= 1
+        }
         var t = time_t(seconds)
         var parts = tm()
         gmtime_r(&t, &parts)

@@ -48,11 +48,14 @@ enum BillingReport {
             tableTitle: "Daily usage and charges",
             table: result,
             charts: [
-                SVGChart(title: "Pushes (devices) per day", kind: .bars, categories: days,
+                SVGChart(
+                    title: "Pushes (devices) per day", kind: .bars, categories: days,
                     series: [series("pushes", "pushes")]),
-                SVGChart(title: "Push API calls per day", kind: .bars, categories: days,
+                SVGChart(
+                    title: "Push API calls per day", kind: .bars, categories: days,
                     series: [series("calls", "calls")]),
-                SVGChart(title: "Peak calls per minute", kind: .lines, categories: days,
+                SVGChart(
+                    title: "Peak calls per minute", kind: .lines, categories: days,
                     series: [series("peakCallsPerMinute", "peak calls/min")]),
             ])
     }

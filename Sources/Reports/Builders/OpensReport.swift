@@ -22,11 +22,13 @@ enum OpensReport {
         let tableTitle: String
         switch grouping {
         case .push:
-            table = try await pushTable(context, grouping: .push, columns: pushColumns,
+            table = try await pushTable(
+                context, grouping: .push, columns: pushColumns,
                 lead: ["object_id", "notification_id", "created_at"])
             tableTitle = "Opens per push"
         case .notification:
-            table = try await pushTable(context, grouping: .notification, columns: notificationColumns,
+            table = try await pushTable(
+                context, grouping: .notification, columns: notificationColumns,
                 lead: ["notification_id", "pushes", "created_at"])
             tableTitle = "Opens per notification id"
         case .day:
@@ -39,7 +41,9 @@ enum OpensReport {
     }
 
     /// Rows of `opens.sql` per push or per notification id: three leading columns, then the same figures.
-    static func pushTable(_ context: ReportContext, grouping: OpensGrouping, columns: [String], lead: [String])
+    static func pushTable(
+        _ context: ReportContext, grouping: OpensGrouping, columns: [String], lead: [String]
+    )
         async throws -> ReportTable
     {
         let binds = context.binds + [grouping.rawValue]
@@ -96,7 +100,8 @@ enum OpensReport {
             let labels = rates.map { ReportValue.fixed($0, decimals: 2) + "%" }
             return SVGChart.Series(name: key, values: rates, labels: labels)
         }
-        return SVGChart(title: "Open rate per day in % (unique push opens / successes)", kind: .lines, categories: days,
+        return SVGChart(
+            title: "Open rate per day in % (unique push opens / successes)", kind: .lines, categories: days,
             series: series)
     }
 }

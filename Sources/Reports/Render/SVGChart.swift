@@ -57,20 +57,25 @@ public struct SVGChart: Sendable {
         func y(_ v: Double) -> Double { top + plotH * (1 - v / (gridStep * 4)) }
         var svg = SVGWriter()
         let (w, h) = (SVGValue.number(Self.width).text, SVGValue.number(Self.height).text)
-        svg.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(w) \(h)\" width=\"\(w)\" height=\"\(h)\" "
-            + "role=\"img\" aria-label=\"\(HTMLText.escape(title))\">")
+        svg.raw(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(w) \(h)\" width=\"\(w)\" height=\"\(h)\" "
+                + "role=\"img\" aria-label=\"\(HTMLText.escape(title))\">")
         for step in 0...4 {
             let v = gridStep * Double(step)
-            svg.element("line", [
-                "class": "grid", "x1": .number(Self.left), "y1": .number(y(v)), "x2": .number(plotRight),
-                "y2": .number(y(v)),
-            ])
+            svg.element(
+                "line",
+                [
+                    "class": "grid", "x1": .number(Self.left), "y1": .number(y(v)), "x2": .number(plotRight),
+                    "y2": .number(y(v)),
+                ])
             svg.text(axisLabel(v), x: Self.left - 6, y: y(v) + 4, anchor: "end")
         }
-        svg.element("line", [
-            "class": "axis", "x1": .number(Self.left), "y1": .number(baseline), "x2": .number(plotRight),
-            "y2": .number(baseline),
-        ])
+        svg.element(
+            "line",
+            [
+                "class": "axis", "x1": .number(Self.left), "y1": .number(baseline), "x2": .number(plotRight),
+                "y2": .number(baseline),
+            ])
         let every = Swift.max(1, (categories.count + Self.maxCategoryLabels - 1) / Self.maxCategoryLabels)
         for (i, category) in categories.enumerated() where i % every == 0 {
             svg.text(category, x: x(i), y: baseline + 16, anchor: "middle")
@@ -84,23 +89,30 @@ public struct SVGChart: Sendable {
                 let points = one.values.indices.map { i in
                     SVGValue.number(x(i)).text + "," + SVGValue.number(y(one.values[i])).text
                 }
-                svg.element("polyline", [
-                    "class": .word("line series-\(s % 3)"), "points": .word(points.joined(separator: " ")),
-                ])
+                svg.element(
+                    "polyline",
+                    [
+                        "class": .word("line series-\(s % 3)"), "points": .word(points.joined(separator: " ")),
+                    ])
             }
             for (i, v) in one.values.enumerated() {
                 let tooltip = (series.count > 1 ? one.name + " " : "") + categories[i] + ": " + one.labels[i]
                 switch kind {
                 case .bars:
                     let width = slot * 0.7
-                    svg.element("rect", [
-                        "class": .word(s > 0 ? "bar alt" : "bar"), "x": .number(x(i) - width / 2), "y": .number(y(v)),
-                        "width": .number(width), "height": .number(baseline - y(v)),
-                    ], title: tooltip)
+                    svg.element(
+                        "rect",
+                        [
+                            "class": .word(s > 0 ? "bar alt" : "bar"), "x": .number(x(i) - width / 2),
+                            "y": .number(y(v)),
+                            "width": .number(width), "height": .number(baseline - y(v)),
+                        ], title: tooltip)
                 case .lines:
-                    svg.element("circle", [
-                        "class": .word("dot-\(s % 3)"), "cx": .number(x(i)), "cy": .number(y(v)), "r": 3,
-                    ], title: tooltip)
+                    svg.element(
+                        "circle",
+                        [
+                            "class": .word("dot-\(s % 3)"), "cx": .number(x(i)), "cy": .number(y(v)), "r": 3,
+                        ], title: tooltip)
                 }
                 if labelled(s) {
                     let above = kind == .bars ? 4.0 : 7.0
@@ -111,9 +123,11 @@ public struct SVGChart: Sendable {
         if series.count > 1 {
             for (s, one) in series.enumerated() {
                 let lx = Self.left + 8 + Double(s) * 120
-                svg.element("rect", [
-                    "class": .word("dot-\(s % 3)"), "x": .number(lx), "y": 6, "width": 10, "height": 10,
-                ])
+                svg.element(
+                    "rect",
+                    [
+                        "class": .word("dot-\(s % 3)"), "x": .number(lx), "y": 6, "width": 10, "height": 10,
+                    ])
                 svg.text(one.name, x: lx + 14, y: 15)
             }
         }

@@ -15,8 +15,9 @@ struct SVGWriter {
 
     mutating func text(_ content: String, x: Double, y: Double, anchor: String = "start", cssClass: String? = nil) {
         let classAttribute = cssClass.map { " class=\"\($0)\"" } ?? ""
-        lines.append("<text\(classAttribute) x=\"\(SVGValue.number(x).text)\" y=\"\(SVGValue.number(y).text)\" "
-            + "text-anchor=\"\(anchor)\">\(HTMLText.escape(content))</text>")
+        lines.append(
+            "<text\(classAttribute) x=\"\(SVGValue.number(x).text)\" y=\"\(SVGValue.number(y).text)\" "
+                + "text-anchor=\"\(anchor)\">\(HTMLText.escape(content))</text>")
     }
 
     mutating func raw(_ line: String) { lines.append(line) }

@@ -26,7 +26,9 @@ extension SimulatorEngine {
         )
     }
 
-    private func exchange(_ request: SimulatorRequest) -> (
+    private func exchange(
+        _ request: SimulatorRequest
+    ) -> (
         token: String?, refusal: ServiceAccountAssertionVerifier.Refusal?
     ) {
         typealias Refusal = ServiceAccountAssertionVerifier.Refusal

@@ -66,7 +66,9 @@ final class SimulatorEngine: Sendable {
         self.goAways.store(0, ordering: .relaxed)
     }
 
-    func update(_ body: (inout RuntimeSettings) throws(RuntimeSettings.InvalidSettings) -> Void)
+    func update(
+        _ body: (inout RuntimeSettings) throws(RuntimeSettings.InvalidSettings) -> Void
+    )
         throws(RuntimeSettings.InvalidSettings) -> RuntimeSettings
     {
         let (before, after) = try self.settings.withLock { settings throws(RuntimeSettings.InvalidSettings) in

@@ -168,7 +168,9 @@ public final class SimulatorServer: Service, Sendable {
                                 var stream = NIOHTTP2Handler.StreamConfiguration()
                                 stream.streamResetFrameRateLimit.maximumCount = 100_000_000
                                 try pipeline.addHandler(
-                                    NIOHTTP2Handler(mode: .server, connectionConfiguration: connection, streamConfiguration: stream))
+                                    NIOHTTP2Handler(
+                                        mode: .server, connectionConfiguration: connection, streamConfiguration: stream)
+                                )
                                 try pipeline.addHandler(
                                     HTTP2ConnectionHandler(
                                         engine: engine, goAwayAfterStreams: engine.goAwayAfterStreams)

@@ -16,7 +16,9 @@ enum TestJWT {
     }
 
     /// An APNs provider token: ES256 with `kid` in the header and `iss`/`iat` claims.
-    static func apns(key: P256.Signing.PrivateKey, keyID: String, teamID: String, issuedAt: Date = Date()) throws
+    static func apns(
+        key: P256.Signing.PrivateKey, keyID: String, teamID: String, issuedAt: Date = Date()
+    ) throws
         -> String
     {
         let input =
