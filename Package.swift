@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-extras/swift-extras-base64.git", from: "1.2.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -35,7 +37,10 @@ let package = Package(
         ),
         .target(
             name: "Curl",
-            dependencies: ["CCurl", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CCurl", .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
         .target(name: "PushCore"),
         .target(
@@ -53,6 +58,8 @@ let package = Package(
             dependencies: [
                 "Curl", "Ledger", "PushCore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -77,6 +84,7 @@ let package = Package(
         .target(
             name: "Simulator",
             dependencies: [
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -122,12 +130,15 @@ let package = Package(
             dependencies: ["Ledger", "Delivery", "Postgres", "PushCore", "TestSupport", "PushLedgerServer"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Ledger", "Postgres", "PushCore", "TestSupport"]),
         .target(name: "HTTP2TestSupport", path: "Tests/HTTP2TestSupport"),
-        .testTarget(name: "CurlTests", dependencies: ["Curl", "HTTP2TestSupport"]),
+        .testTarget(
+            name: "CurlTests",
+            dependencies: ["Curl", "HTTP2TestSupport", .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(
             name: "DeliveryTests",
             dependencies: [
                 "Delivery", "Curl", "PushCore", "HTTP2TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),

@@ -34,7 +34,7 @@ public final class CurlClient: Sendable {
 
     /// Runs one request. Any HTTP status is a response; transport failures, timeouts and cancellation throw.
     /// Requests that failed on their connection before any response byte arrived are re-run transparently.
-    public func send(_ request: HTTPRequest) async throws(CurlError) -> HTTPResponse {
+    public func send(_ request: CurlRequest) async throws(CurlError) -> CurlResponse {
         let job = CurlJob(request: request, defaultTimeout: defaultTimeout)
         let driver = drivers[nextDriver.add(1, ordering: .relaxed).oldValue % drivers.count]
         let result = await withTaskCancellationHandler {

@@ -70,7 +70,7 @@ final class CurlDriver: @unchecked Sendable {
 
     // MARK: Any thread
 
-    func submit(_ job: CurlJob, continuation: CheckedContinuation<Result<HTTPResponse, CurlError>, Never>) {
+    func submit(_ job: CurlJob, continuation: CheckedContinuation<Result<CurlResponse, CurlError>, Never>) {
         let refusal: CurlError? = shared.withLock { state in
             if state.shuttingDown { return .shutdown }
             if job.cancelRequested { return .cancelled }
@@ -249,7 +249,7 @@ final class CurlDriver: @unchecked Sendable {
             let succeeded = code == CURLE_OK || (Self.earlyResetCodes.contains(code) && transfer.hasCompleteResponse)
             if !succeeded, retry(job, on: transfer, code: CurlCode(code)) { continue }
             running -= 1
-            let result: Result<HTTPResponse, CurlError> =
+            let result: Result<CurlResponse, CurlError> =
                 succeeded ? .success(transfer.makeResponse()) : .failure(transfer.makeError(code))
             release(transfer)
             finish(job, result)
@@ -308,7 +308,7 @@ final class CurlDriver: @unchecked Sendable {
         idle.append(transfer)
     }
 
-    private func finish(_ job: CurlJob, _ result: Result<HTTPResponse, CurlError>) {
+    private func finish(_ job: CurlJob, _ result: Result<CurlResponse, CurlError>) {
         job.finished = true
         job.transfer = nil
         switch result {

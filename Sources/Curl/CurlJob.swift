@@ -3,10 +3,10 @@
 /// `continuation`, `enqueued` and `cancelRequested` are touched only under the driver's lock until the job is
 /// enqueued; after that, everything but `cancelRequested` belongs to the driver thread, which alone resumes.
 final class CurlJob: @unchecked Sendable {
-    let request: HTTPRequest
+    let request: CurlRequest
     let deadline: ContinuousClock.Instant
 
-    var continuation: CheckedContinuation<Result<HTTPResponse, CurlError>, Never>?
+    var continuation: CheckedContinuation<Result<CurlResponse, CurlError>, Never>?
     var enqueued = false
     var cancelRequested = false
 
@@ -14,7 +14,7 @@ final class CurlJob: @unchecked Sendable {
     var retries = 0
     var finished = false
 
-    init(request: HTTPRequest, defaultTimeout: Duration) {
+    init(request: CurlRequest, defaultTimeout: Duration) {
         self.request = request
         self.deadline = ContinuousClock.now.advanced(by: request.timeout ?? defaultTimeout)
     }

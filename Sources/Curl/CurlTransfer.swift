@@ -1,4 +1,5 @@
 import CCurl
+import HTTPTypes
 
 /// A reusable easy handle plus the buffers of the request it is running. Lives on the driver thread only.
 ///
@@ -21,7 +22,7 @@ final class CurlTransfer {
     /// The header block of a final (non-1xx) response ended.
     private var finalHeadersComplete = false
     private var lastStatus = 0
-    var responseHeaders = HTTPHeaders()
+    var responseHeaders = HTTPFields()
     var responseBody: [UInt8] = []
 
     /// Creates the handle with the client-wide options; throws when libcurl refuses one.
@@ -82,7 +83,7 @@ final class CurlTransfer {
 
     /// Sets the per-request options. libcurl keeps pointers to the header list and the body until the
     /// transfer is removed, which is why both live here rather than on the stack.
-    func prepare(_ request: HTTPRequest, timeoutMilliseconds: Int) throws(CurlError) {
+    func prepare(_ request: CurlRequest, timeoutMilliseconds: Int) throws(CurlError) {
         var code = CURLE_OK
         func set(_ result: CURLcode) { if code == CURLE_OK { code = result } }
         set(pl_easy_setopt_str(easy, CURLOPT_URL, request.url))
@@ -106,7 +107,7 @@ final class CurlTransfer {
             } else {
                 set(pl_easy_setopt_long(easy, CURLOPT_HTTPGET, 1))
             }
-            set(pl_easy_setopt_str(easy, CURLOPT_CUSTOMREQUEST, request.method.description))
+            set(pl_easy_setopt_str(easy, CURLOPT_CUSTOMREQUEST, request.method.rawValue))
         }
         set(pl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeoutMilliseconds))
         errorBuffer[0] = 0
@@ -123,7 +124,7 @@ final class CurlTransfer {
         responseStarted = false
         finalHeadersComplete = false
         lastStatus = 0
-        responseHeaders = HTTPHeaders()
+        responseHeaders = HTTPFields()
         responseBody.removeAll(keepingCapacity: true)
     }
 
@@ -136,18 +137,18 @@ final class CurlTransfer {
         job = nil
         curl_slist_free_all(headerList)
         headerList = nil
-        responseHeaders = HTTPHeaders()
+        responseHeaders = HTTPFields()
         responseBody = []
     }
 
-    func makeResponse() -> HTTPResponse {
+    func makeResponse() -> CurlResponse {
         var status = 0
         _ = pl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         var version = 0
         _ = pl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
         let body = responseBody
         responseBody = []
-        return HTTPResponse(status: status, headers: responseHeaders, body: body, version: Self.version(version))
+        return CurlResponse(status: status, headers: responseHeaders, body: body, version: Self.version(version))
     }
 
     func makeError(_ code: CURLcode) -> CurlError {
@@ -162,10 +163,12 @@ final class CurlTransfer {
         return count
     }
 
-    private func setHeaders(_ headers: HTTPHeaders, hasBody: Bool) {
+    private func setHeaders(_ headers: HTTPFields, hasBody: Bool) {
         curl_slist_free_all(headerList)
         headerList = nil
-        for (name, value) in headers {
+        for field in headers {
+            let name = field.name.rawName
+            let value = field.value
             // "name;" is libcurl's spelling of a header with an empty value; "name:" would remove it.
             headerList = curl_slist_append(headerList, value.isEmpty ? name + ";" : name + ": " + value)
         }
@@ -205,7 +208,7 @@ final class CurlTransfer {
             line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/")
         {
             // A new status line: an interim (1xx) response's or a redirect's headers do not carry over.
-            responseHeaders = HTTPHeaders()
+            responseHeaders = HTTPFields()
             finalHeadersComplete = false
             lastStatus = Self.statusCode(in: UnsafeRawBufferPointer(rebasing: line[0..<end]))
             return
@@ -215,12 +218,11 @@ final class CurlTransfer {
         while valueStart < end, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
         var valueEnd = end
         while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-        let name = String(unsafeUninitializedCapacity: colon) { buffer in
-            for index in 0..<colon { buffer[index] = HTTPHeaders.lowercase(line[index]) }
-            return colon
-        }
+        let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<colon]), as: UTF8.self)
         let value = String(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self)
-        responseHeaders.add(name: name, value: value)
+        // HTTPFields keeps names case-insensitively; a name that is not a token cannot be a real header.
+        guard let fieldName = HTTPField.Name(name) else { return }
+        responseHeaders.append(HTTPField(name: fieldName, value: value))
     }
 
     /// Whether a whole response arrived: final headers plus exactly the announced `content-length`.
@@ -231,7 +233,7 @@ final class CurlTransfer {
         guard finalHeadersComplete else { return false }
         // These statuses never carry a body, announced or not.
         if lastStatus == 204 || lastStatus == 304 { return responseBody.isEmpty }
-        guard let length = responseHeaders["content-length"].flatMap({ Int($0) }) else { return false }
+        guard let length = responseHeaders[.contentLength].flatMap({ Int($0) }) else { return false }
         return responseBody.count == length
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP2TestSupport
+import HTTPTypes
 import Testing
 
 @testable import Curl
@@ -27,13 +28,13 @@ struct CurlClientTests {
         let server = try Nghttpd(files: ["hello.txt": "hello\n"])
         defer { server.stop() }
         let client = try makeClient()
-        let response = try await client.send(HTTPRequest(url: server.baseURL + "/hello.txt"))
+        let response = try await client.send(CurlRequest(url: server.baseURL + "/hello.txt"))
         await client.shutdown()
         #expect(response.status == 200)
         #expect(response.version == .http2)
         #expect(String(decoding: response.body, as: UTF8.self) == "hello\n")
-        #expect(response.headers["content-length"] == "6")
-        #expect(response.headers.contains { $0.name == "server" })
+        #expect(response.headers[HTTPField.Name("content-length")!] == "6")
+        #expect(response.headers.contains { $0.name.canonicalName == "server" })
     }
 
     @Test func twoHundredConcurrentGetsShareFewConnections() async throws {
@@ -44,7 +45,7 @@ struct CurlClientTests {
         let versions = try await withThrowingTaskGroup(of: (Int, HTTPVersion).self) { group in
             for _ in 0..<200 {
                 group.addTask {
-                    let response = try await client.send(HTTPRequest(url: url))
+                    let response = try await client.send(CurlRequest(url: url))
                     return (response.status, response.version)
                 }
             }
@@ -66,13 +67,14 @@ struct CurlClientTests {
         let client = try makeClient()
         let payload = Array(#"{"aps":{"alert":"hi"}}"#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 5000)
         let response = try await client.send(
-            HTTPRequest(
-                method: .post, url: server.baseURL + "/echo", headers: ["content-type": "application/json"],
+            CurlRequest(
+                method: .post, url: server.baseURL + "/echo",
+                headers: [HTTPField.Name("content-type")!: "application/json"],
                 body: payload
             )
         )
         // A second request on the same reused handle must not inherit the POST.
-        let get = try await client.send(HTTPRequest(url: server.baseURL + "/echo"))
+        let get = try await client.send(CurlRequest(url: server.baseURL + "/echo"))
         await client.shutdown()
         #expect(response.status == 200)
         #expect(response.body == payload)
@@ -84,7 +86,7 @@ struct CurlClientTests {
         let server = try Nghttpd()
         defer { server.stop() }
         let client = try makeClient()
-        let response = try await client.send(HTTPRequest(url: server.baseURL + "/nope"))
+        let response = try await client.send(CurlRequest(url: server.baseURL + "/nope"))
         await client.shutdown()
         #expect(response.status == 404)
     }
@@ -94,7 +96,7 @@ struct CurlClientTests {
         defer { server.stop() }
         let client = try makeClient(caFile: TestCertificates.shared.otherCAFile)
         await #expect {
-            _ = try await client.send(HTTPRequest(url: server.baseURL + "/hello.txt"))
+            _ = try await client.send(CurlRequest(url: server.baseURL + "/hello.txt"))
         } throws: { error in
             guard let error = error as? CurlError, let code = error.code else { return false }
             return code == .peerFailedVerification && code.isTLSConfigurationProblem
@@ -115,13 +117,13 @@ struct CurlClientTests {
                 )
             )
         )
-        let response = try await withCertificate.send(HTTPRequest(url: server.baseURL + "/hello.txt"))
+        let response = try await withCertificate.send(CurlRequest(url: server.baseURL + "/hello.txt"))
         await withCertificate.shutdown()
         #expect(response.status == 200)
 
         let without = try makeClient()
         await #expect(throws: CurlError.self) {
-            _ = try await without.send(HTTPRequest(url: server.baseURL + "/hello.txt"))
+            _ = try await without.send(CurlRequest(url: server.baseURL + "/hello.txt"))
         }
         await without.shutdown()
     }
@@ -134,7 +136,7 @@ struct CurlClientTests {
         let started = clock.now
         await #expect {
             _ = try await client.send(
-                HTTPRequest(url: "https://127.0.0.1:\(listener.port)/x", timeout: .milliseconds(300))
+                CurlRequest(url: "https://127.0.0.1:\(listener.port)/x", timeout: .milliseconds(300))
             )
         } throws: { error in
             (error as? CurlError)?.isTimeout == true
@@ -149,7 +151,7 @@ struct CurlClientTests {
         defer { close(listener.fd) }
         let client = try makeClient()
         let task = Task {
-            try await client.send(HTTPRequest(url: "https://127.0.0.1:\(listener.port)/x", timeout: .seconds(30)))
+            try await client.send(CurlRequest(url: "https://127.0.0.1:\(listener.port)/x", timeout: .seconds(30)))
         }
         // The driver thread admits the request on its own schedule; a busy machine can take longer than a
         // fixed sleep, so wait (bounded) for it to be in flight.
@@ -173,7 +175,7 @@ struct CurlClientTests {
         let client = try makeClient()
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await client.send(HTTPRequest(url: "https://127.0.0.1:1/x"))
+            return try await client.send(CurlRequest(url: "https://127.0.0.1:1/x"))
         }
         let result = await task.result
         #expect(throws: CurlError.cancelled) { try result.get() }
@@ -185,7 +187,7 @@ struct CurlClientTests {
         let client = try makeClient()
         await client.shutdown()
         await #expect(throws: CurlError.shutdown) {
-            _ = try await client.send(HTTPRequest(url: "https://127.0.0.1:1/x"))
+            _ = try await client.send(CurlRequest(url: "https://127.0.0.1:1/x"))
         }
     }
 
@@ -194,7 +196,7 @@ struct CurlClientTests {
         defer { server.stop() }
         let client = try makeClient()
         let url = server.baseURL + "/hello.txt"
-        async let first = client.send(HTTPRequest(url: url))
+        async let first = client.send(CurlRequest(url: url))
         try await Task.sleep(for: .milliseconds(1))
         await client.shutdown()
         let response = try? await first
@@ -206,7 +208,7 @@ struct CurlClientTests {
         let port = LocalPort.free()
         let client = try makeClient()
         await #expect {
-            _ = try await client.send(HTTPRequest(url: "https://127.0.0.1:\(port)/x"))
+            _ = try await client.send(CurlRequest(url: "https://127.0.0.1:\(port)/x"))
         } throws: { error in
             (error as? CurlError)?.code == .couldNotConnect
         }
@@ -224,7 +226,7 @@ struct CurlClientTests {
         )
         let url = server.baseURL + "/hello.txt"
         let ok = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for _ in 0..<100 { group.addTask { try await client.send(HTTPRequest(url: url)).status == 200 } }
+            for _ in 0..<100 { group.addTask { try await client.send(CurlRequest(url: url)).status == 200 } }
             return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
         await client.shutdown()
@@ -242,7 +244,7 @@ struct CurlClientTests {
                 maxTotalConnections: 1, driverThreads: 2))
         let url = server.baseURL + "/hello.txt"
         let ok = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for _ in 0..<400 { group.addTask { try await client.send(HTTPRequest(url: url)).status == 200 } }
+            for _ in 0..<400 { group.addTask { try await client.send(CurlRequest(url: url)).status == 200 } }
             return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
         let statistics = client.statistics

@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import Delivery
@@ -24,13 +25,13 @@ import Testing
         await client.shutdown()
         #expect(request.method == .post)
         #expect(request.url == "https://api.sandbox.push.apple.com/3/device/abcd")
-        #expect(request.headers["authorization"] == "bearer JWT")
-        #expect(request.headers["apns-topic"] == "com.example.app")
-        #expect(request.headers["apns-push-type"] == "background")
-        #expect(request.headers["apns-priority"] == "5")
-        #expect(request.headers["apns-expiration"] == "0")
-        #expect(request.headers["apns-id"] == id.uuidString)
-        #expect(request.headers["apns-collapse-id"] == "c1")
+        #expect(request.headers[HTTPField.Name("authorization")!] == "bearer JWT")
+        #expect(request.headers[HTTPField.Name("apns-topic")!] == "com.example.app")
+        #expect(request.headers[HTTPField.Name("apns-push-type")!] == "background")
+        #expect(request.headers[HTTPField.Name("apns-priority")!] == "5")
+        #expect(request.headers[HTTPField.Name("apns-expiration")!] == "0")
+        #expect(request.headers[HTTPField.Name("apns-id")!] == id.uuidString)
+        #expect(request.headers[HTTPField.Name("apns-collapse-id")!] == "c1")
         #expect(request.body == notification.payload)
     }
 
@@ -45,11 +46,11 @@ import Testing
         let notification = APNsNotification(deviceToken: "ff", payload: Array("{}".utf8), topic: "com.example.other")
         let request = client.makeRequest(notification, apnsId: "id", bearer: nil)
         await client.shutdown()
-        #expect(request.headers["authorization"] == nil)
-        #expect(request.headers["apns-expiration"] == nil)
-        #expect(request.headers["apns-collapse-id"] == nil)
-        #expect(request.headers["apns-priority"] == "10")
-        #expect(request.headers["apns-topic"] == "com.example.other")
+        #expect(request.headers[HTTPField.Name("authorization")!] == nil)
+        #expect(request.headers[HTTPField.Name("apns-expiration")!] == nil)
+        #expect(request.headers[HTTPField.Name("apns-collapse-id")!] == nil)
+        #expect(request.headers[HTTPField.Name("apns-priority")!] == "10")
+        #expect(request.headers[HTTPField.Name("apns-topic")!] == "com.example.other")
     }
 
     @Test func unreadableKeyFailsAtSetUp() {

@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import Delivery
@@ -7,14 +8,14 @@ import Testing
 @Suite struct APNsResponseMappingTests {
     let now = Date(timeIntervalSince1970: 1_700_000_000)
 
-    private func outcome(_ status: Int, _ body: String = "", headers: HTTPHeaders = [:]) -> DeliveryOutcome {
+    private func outcome(_ status: Int, _ body: String = "", headers: HTTPFields = [:]) -> DeliveryOutcome {
         APNsResponseMapping.outcome(
             status: status, headers: headers, body: Array(body.utf8), sentId: "sent", now: now
         )
     }
 
     @Test func successCarriesApnsId() {
-        #expect(outcome(200, headers: ["apns-id": "ABC"]) == .success(id: "ABC"))
+        #expect(outcome(200, headers: [HTTPField.Name("apns-id")!: "ABC"]) == .success(id: "ABC"))
         #expect(outcome(200) == .success(id: "sent"))
     }
 
@@ -43,7 +44,7 @@ import Testing
 
     @Test func throttlingAndServerErrorsAreRetryableHonouringRetryAfter() {
         #expect(
-            outcome(429, #"{"reason":"TooManyRequests"}"#, headers: ["retry-after": "7"])
+            outcome(429, #"{"reason":"TooManyRequests"}"#, headers: [HTTPField.Name("retry-after")!: "7"])
                 == .retryable(reason: .apns(.tooManyRequests), retryAfter: .seconds(7))
         )
         #expect(

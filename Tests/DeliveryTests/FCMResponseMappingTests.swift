@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import Delivery
@@ -10,7 +11,7 @@ import Testing
         #"{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":"#
         + #"[{"field":"message.token","description":"Invalid registration token"}]}"#
 
-    private func outcome(_ status: Int, _ body: String, headers: HTTPHeaders = [:]) -> DeliveryOutcome {
+    private func outcome(_ status: Int, _ body: String, headers: HTTPFields = [:]) -> DeliveryOutcome {
         FCMResponseMapping.outcome(status: status, headers: headers, body: Array(body.utf8), now: now)
     }
 
@@ -67,7 +68,9 @@ import Testing
 
     @Test func quotaAndServerErrorsAreRetryableHonouringRetryAfter() {
         #expect(
-            outcome(429, googleError(429, "RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED"), headers: ["retry-after": "30"])
+            outcome(
+                429, googleError(429, "RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED"),
+                headers: [HTTPField.Name("retry-after")!: "30"])
                 == .retryable(reason: .fcm(.quotaExceeded), retryAfter: .seconds(30))
         )
         #expect(

@@ -1,4 +1,5 @@
 import Crypto
+import ExtrasBase64
 import Foundation
 import PushCore
 
@@ -30,10 +31,12 @@ public struct APNsJWTSigner: @unchecked Sendable {
     public func token(issuedAt: Date) -> String {
         let header: JSON = ["alg": "ES256", "kid": .string(keyId)]
         let claims: JSON = ["iss": .string(teamId), "iat": .int(Int64(issuedAt.timeIntervalSince1970.rounded(.down)))]
-        let signingInput = Base64URL.encode(header.encoded()) + "." + Base64URL.encode(claims.encoded())
+        let signingInput =
+            String(base64Encoding: Array(header.encoded().utf8), options: .jwt) + "."
+            + String(base64Encoding: Array(claims.encoded().utf8), options: .jwt)
         // JWS wants the raw 64-byte r||s, not DER; signing a P-256 key only fails on a broken library.
         let signature = try! key.signature(for: Data(signingInput.utf8))
-        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
+        return signingInput + "." + String(base64Encoding: signature.rawRepresentation, options: .jwt)
     }
 
     /// The public half, for verification in tests and diagnostics.

@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import HTTPTypes
 import Synchronization
 
 /// The OAuth access token for FCM: exchanges a signed service-account assertion at the token endpoint, caches
@@ -94,12 +95,12 @@ public final class FCMAccessTokenProvider: Sendable {
     private func fetch() async -> Result<OAuthTokenResponse, AccessTokenError> {
         let assertion = signer.assertion(audience: tokenEndpoint, issuedAt: now())
         let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion
-        let request = HTTPRequest(
+        let request = CurlRequest(
             method: .post, url: tokenEndpoint,
-            headers: ["content-type": "application/x-www-form-urlencoded", "accept": "application/json"],
+            headers: [.contentType: "application/x-www-form-urlencoded", .accept: "application/json"],
             body: Array(form.utf8), timeout: timeout
         )
-        let response: HTTPResponse
+        let response: CurlResponse
         do {
             response = try await http.send(request)
         } catch {

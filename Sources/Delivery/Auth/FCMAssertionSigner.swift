@@ -28,10 +28,12 @@ public struct FCMAssertionSigner: Sendable {
             "iss": .string(clientEmail), "scope": .string(Self.scope), "aud": .string(audience),
             "iat": .int(iat), "exp": .int(iat + Self.lifetime),
         ]
-        let signingInput = Base64URL.encode(header.encoded()) + "." + Base64URL.encode(claims.encoded())
+        let signingInput =
+            String(base64Encoding: Array(header.encoded().utf8), options: .jwt) + "."
+            + String(base64Encoding: Array(claims.encoded().utf8), options: .jwt)
         // The key was validated at init; signing with it cannot fail short of a broken library.
         let signature = try! key.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
-        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
+        return signingInput + "." + String(base64Encoding: signature.rawRepresentation, options: .jwt)
     }
 
     public var publicKey: _RSA.Signing.PublicKey { key.publicKey }

@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import HTTPTypes
 import Logging
 
 /// Sends notifications to APNs over HTTP/2 for one credential (token or certificate) and topic.
@@ -49,7 +50,7 @@ public final class APNsClient: Sendable {
         let apnsId = (notification.apnsId ?? FastUUID.make()).uuidString
         let token = tokens?.currentToken()
         let request = makeRequest(notification, apnsId: apnsId, bearer: token)
-        let response: HTTPResponse
+        let response: CurlResponse
         do {
             response = try await http.send(request)
         } catch {
@@ -90,20 +91,22 @@ public final class APNsClient: Sendable {
 
     public var httpStatistics: CurlStatistics { http.statistics }
 
-    func makeRequest(_ notification: APNsNotification, apnsId: String, bearer: String?) -> HTTPRequest {
-        var headers = HTTPHeaders()
+    func makeRequest(_ notification: APNsNotification, apnsId: String, bearer: String?) -> CurlRequest {
+        var headers = HTTPFields()
         headers.reserveCapacity(8)
-        if let bearer { headers.add(name: "authorization", value: "bearer " + bearer) }
-        headers.add(name: "apns-topic", value: notification.topic ?? configuration.topic)
-        headers.add(name: "apns-push-type", value: notification.pushType.rawValue)
-        headers.add(name: "apns-priority", value: String(notification.priority))
+        if let bearer { headers.append(HTTPField(name: .authorization, value: "bearer " + bearer)) }
+        headers.append(HTTPField(name: .apnsTopic, value: notification.topic ?? configuration.topic))
+        headers.append(HTTPField(name: .apnsPushType, value: notification.pushType.rawValue))
+        headers.append(HTTPField(name: .apnsPriority, value: String(notification.priority)))
         if let expiration = notification.expiration {
-            headers.add(name: "apns-expiration", value: String(expiration))
+            headers.append(HTTPField(name: .apnsExpiration, value: String(expiration)))
         }
-        headers.add(name: "apns-id", value: apnsId)
-        if let collapseId = notification.collapseId { headers.add(name: "apns-collapse-id", value: collapseId) }
-        headers.add(name: "content-type", value: "application/json")
-        return HTTPRequest(
+        headers.append(HTTPField(name: .apnsId, value: apnsId))
+        if let collapseId = notification.collapseId {
+            headers.append(HTTPField(name: .apnsCollapseId, value: collapseId))
+        }
+        headers.append(HTTPField(name: .contentType, value: "application/json"))
+        return CurlRequest(
             method: .post, url: configuration.endpoint + "/3/device/" + notification.deviceToken, headers: headers,
             body: notification.payload, timeout: configuration.requestTimeout
         )

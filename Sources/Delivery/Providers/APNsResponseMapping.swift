@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import HTTPTypes
 import PushCore
 
 /// Classifies an APNs answer. Pure, so every status/reason pair is unit-tested without a server.
@@ -9,17 +10,17 @@ import PushCore
 public enum APNsResponseMapping {
     public static func outcome(
         status: Int,
-        headers: HTTPHeaders,
+        headers: HTTPFields,
         body: [UInt8],
         sentId: String? = nil,
         now: Date = Date()
     ) -> DeliveryOutcome {
-        if status == 200 { return .success(id: headers["apns-id"] ?? sentId ?? "") }
+        if status == 200 { return .success(id: headers[.apnsId] ?? sentId ?? "") }
         let document = body.isEmpty ? nil : try? JSON.parse(body)
         let parsed = document?["reason"]?.stringValue.map(APNsErrorReason.init)
         let reason: ProviderReason = parsed.map { .apns($0) } ?? .httpStatus(status)
         let since = document?["timestamp"]?.intValue.map { Date(timeIntervalSince1970: Double($0) / 1000) }
-        let retryAfter = headers["retry-after"].flatMap { RetryAfter.parse($0, now: now) }
+        let retryAfter = headers[.retryAfter].flatMap { RetryAfter.parse($0, now: now) }
 
         switch (status, parsed) {
         case (410, _), (400..<500, .badDeviceToken?), (400..<500, .unregistered?), (400..<500, .expiredToken?):

@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import HTTPTypes
 import Logging
 import PushCore
 
@@ -59,12 +60,12 @@ public final class FCMClient: Sendable {
         }
         var document: [String: JSON] = ["message": message]
         if validateOnly { document["validate_only"] = true }
-        let request = HTTPRequest(
+        let request = CurlRequest(
             method: .post, url: sendURL,
-            headers: ["authorization": "Bearer " + accessToken, "content-type": "application/json"],
+            headers: [.authorization: "Bearer " + accessToken, .contentType: "application/json"],
             body: JSON.object(document).encodedBytes(), timeout: configuration.requestTimeout
         )
-        let response: HTTPResponse
+        let response: CurlResponse
         do {
             response = try await http.send(request)
         } catch {

@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import HTTPTypes
 import PushCore
 
 /// Classifies an FCM HTTP v1 answer. Pure, so every status/code pair is unit-tested without a server.
@@ -11,7 +12,7 @@ public enum FCMResponseMapping {
     static let badRequestType = "type.googleapis.com/google.rpc.BadRequest"
 
     public static func outcome(
-        status: Int, headers: HTTPHeaders, body: [UInt8], now: Date = Date()
+        status: Int, headers: HTTPFields, body: [UInt8], now: Date = Date()
     )
         -> DeliveryOutcome
     {
@@ -22,7 +23,7 @@ public enum FCMResponseMapping {
         let errorCode = details.first { $0["@type"]?.stringValue == fcmErrorType }?["errorCode"]?.stringValue
         let code = (errorCode ?? error?["status"]?.stringValue).map(FCMErrorCode.init)
         let reason: ProviderReason = code.map { .fcm($0) } ?? .httpStatus(status)
-        let retryAfter = headers["retry-after"].flatMap { RetryAfter.parse($0, now: now) }
+        let retryAfter = headers[.retryAfter].flatMap { RetryAfter.parse($0, now: now) }
 
         switch (status, code) {
         case (_, .unregistered?):

@@ -1,3 +1,4 @@
+import ExtrasBase64
 import Foundation
 
 /// A JWS in compact serialisation, split and decoded but not yet verified.
@@ -20,9 +21,8 @@ struct CompactJWT {
     init(_ token: some StringProtocol) throws(Malformed) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-            let headerData = Base64URL.decode(Substring(parts[0])),
-            let claimsData = Base64URL.decode(Substring(parts[1])),
-            let signature = Base64URL.decode(Substring(parts[2]))
+            let headerData = Self.decode(parts[0]), let claimsData = Self.decode(parts[1]),
+            let signature = Self.decode(parts[2])
         else { throw Malformed() }
         guard let header = try? headerData.withUnsafeBytes({ try JSONParser.parse($0) }), header.isObject,
             let claims = try? claimsData.withUnsafeBytes({ try JSONParser.parse($0) }), claims.isObject
@@ -31,5 +31,12 @@ struct CompactJWT {
         self.claims = claims
         self.signingInput = Data("\(parts[0]).\(parts[1])".utf8)
         self.signature = signature
+    }
+
+    /// One segment: unpadded base64url (RFC 7515 §2); padding or another alphabet is malformed.
+    static func decode(_ segment: some StringProtocol) -> Data? {
+        guard !segment.contains("=") else { return nil }
+        return (try? Base64.decode(string: String(segment), options: [.base64UrlAlphabet, .omitPaddingCharacter]))
+            .map { Data($0) }
     }
 }

@@ -1,18 +1,21 @@
-/// One HTTP request for `CurlClient.send(_:)`.
-public struct HTTPRequest: Sendable {
-    public var method: HTTPMethod
+import HTTPTypes
+
+/// One HTTP request for `CurlClient.send(_:)`: method and fields as swift-http-types spells them (the types
+/// Hummingbird speaks), plus what libcurl needs besides — the absolute URL, the body and a timeout.
+public struct CurlRequest: Sendable {
+    public var method: HTTPRequest.Method
     /// An absolute `https://` URL (plain `http://` works too, as HTTP/1.1).
     public var url: String
-    public var headers: HTTPHeaders
+    public var headers: HTTPFields
     public var body: [UInt8]?
     /// The whole exchange, from submission (time waiting for a free stream included) to the last body byte;
     /// `nil` takes the client's default.
     public var timeout: Duration?
 
     public init(
-        method: HTTPMethod = .get,
+        method: HTTPRequest.Method = .get,
         url: String,
-        headers: HTTPHeaders = [:],
+        headers: HTTPFields = [:],
         body: [UInt8]? = nil,
         timeout: Duration? = nil
     ) {
