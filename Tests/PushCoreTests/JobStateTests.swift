@@ -74,4 +74,21 @@ struct JobStateTests {
         }
         #expect(reached == Set(JobState.allCases))
     }
+
+    @Test("a batch is leased only while free and its push live, recorded once, cancelled only when no one holds it")
+    func batchTransitions() {
+        #expect(BatchState.pending.after(.leased(leaseLapsed: true, jobSendable: true)) == .pending)
+        #expect(BatchState.pending.after(.leased(leaseLapsed: false, jobSendable: true)) == nil)
+        #expect(BatchState.pending.after(.leased(leaseLapsed: true, jobSendable: false)) == nil)
+        #expect(BatchState.pending.after(.recorded) == .done)
+        #expect(BatchState.pending.after(.jobEnded(leaseLapsed: true)) == .cancelled)
+        #expect(BatchState.pending.after(.jobEnded(leaseLapsed: false)) == .pending)
+        for ended in [BatchState.done, .cancelled] {
+            for event in [
+                BatchEvent.leased(leaseLapsed: true, jobSendable: true), .recorded, .jobEnded(leaseLapsed: true),
+            ] {
+                #expect(ended.after(event) == nil, "\(ended) after \(event)")
+            }
+        }
+    }
 }

@@ -169,7 +169,7 @@ enum FanOutStore {
         guard let next = state.after(event) else { return nil }
         let cancelled = try await db.query(
             """
-            UPDATE push_batches SET state = \(BatchState.cancelled)
+            UPDATE push_batches SET state = \(batchTransition(.jobEnded(leaseLapsed: true)))
             WHERE app_id = \(appId) AND push_id = \(pushId) AND state = \(BatchState.pending)
               AND (claimed_until IS NULL OR claimed_until < \(now)::timestamptz)
             """
@@ -283,7 +283,7 @@ enum FanOutStore {
     static func markRecorded(_ claim: BatchClaim, on db: some PGQuerying) async throws -> Bool {
         try await !db.query(
             """
-            UPDATE push_batches SET state = \(BatchState.done)
+            UPDATE push_batches SET state = \(batchTransition(.recorded))
             WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
               AND state = \(BatchState.pending)
             RETURNING batch_no
@@ -355,6 +355,11 @@ enum FanOutStore {
         guard let next = state.after(event) else { throw IllegalJobTransition(state: state, event: event) }
         return next
     }
+}
+
+/// Where a pending batch goes on `event` (the SQL that applies it selects pending batches only).
+private func batchTransition(_ event: BatchEvent) -> BatchState {
+    BatchState.pending.after(event) ?? .pending
 }
 
 /// A transition `JobState.after` refuses, asked for where the caller had checked the state: a bug, so the

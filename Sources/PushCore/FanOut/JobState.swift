@@ -82,4 +82,29 @@ public enum BatchState: String, Sendable, CaseIterable {
     case done
     /// Cancelled before a sender took it; nothing of it was sent.
     case cancelled
+
+    /// The state after `event`, or nil when it does not apply (a second recording of the same batch, a
+    /// lease of a batch already recorded): only the first recording of a batch counts.
+    public func after(_ event: BatchEvent) -> BatchState? {
+        guard self == .pending else { return nil }
+        switch event {
+        case .leased(let leaseLapsed, let jobSendable):
+            // Free, or its sender's lease ran out (a dead sender); never for a push that ended.
+            return leaseLapsed && jobSendable ? .pending : nil
+        case .recorded: return .done
+        case .jobEnded(let leaseLapsed): return leaseLapsed ? .cancelled : .pending
+        }
+    }
+}
+
+/// What happens to a batch; `BatchState.after(_:)` says where it leads.
+public enum BatchEvent: Sendable, Equatable {
+    /// A sender asks to lease it; `leaseLapsed` when no live lease holds it, `jobSendable` while its push is
+    /// targeting or sending.
+    case leased(leaseLapsed: Bool, jobSendable: Bool)
+    /// Its outcomes were recorded.
+    case recorded
+    /// Its push was cancelled or failed: a batch no sender holds is cancelled; a leased one stays with its
+    /// sender, which stops dispatching and records what was in flight.
+    case jobEnded(leaseLapsed: Bool)
 }
