@@ -84,6 +84,11 @@ def test_delivery_counters_equal_the_push_record(server, push_app, simulator):
     for gauge in ("pushledger_pg_pool_connections_in_use", "pushledger_fanout_batches_in_flight"):
         assert any(s.name == gauge for f in after for s in f.samples), gauge
 
+    # The provider errors are logged once per batch with the push id and the counts by reason.
+    batch_lines = [l for l in log_lines(server) if l.get("push_id") == record["objectId"] and "batch" in l]
+    assert len(batch_lines) == 1, batch_lines
+    assert "6 delivered, 2 errors (Unregistered=2)" in batch_lines[0]["message"], batch_lines[0]
+
 
 def log_lines(server):
     lines = []

@@ -22,6 +22,8 @@ public struct BatchSender: Sendable {
     public struct Result: Sendable {
         public var outcomes: [TargetOutcome]
         public var pushFailure: String?
+        /// Provider requests repeated after a 429, a 5xx or a connection failure, over the whole batch.
+        public var retries: Int = 0
     }
 
     func send(_ claim: BatchClaim, app: App, gate: DispatchGate, now: Date) async -> Result {
@@ -45,7 +47,8 @@ public struct BatchSender: Sendable {
             claim, request: request, data: data, app: app, providers: providers, logger: logger)
         if let failure = plan.pushFailure { gate.stop(.pushFailed(failure)) }
         var outcomes = [TargetOutcome](repeating: .notSent, count: claim.targets.count)
-        await withTaskGroup(of: (Int, TargetOutcome).self) { group in
+        var retries = 0
+        await withTaskGroup(of: (Int, Delivered).self) { group in
             var next = 0
             func dispatchNext() -> Bool {
                 // Checked per target, so nothing new leaves once the gate closes or shutdown begins.
@@ -62,17 +65,26 @@ public struct BatchSender: Sendable {
                 return true
             }
             while next < window, dispatchNext() {}
-            for await (index, outcome) in group {
-                outcomes[index] = outcome
+            for await (index, delivered) in group {
+                outcomes[index] = delivered.outcome
+                retries += delivered.retries
                 _ = dispatchNext()
             }
         }
-        return Result(outcomes: outcomes, pushFailure: gate.pushFailure)
+        return Result(outcomes: outcomes, pushFailure: gate.pushFailure, retries: retries)
+    }
+
+    /// One target's outcome and how many times its request was repeated.
+    struct Delivered: Sendable {
+        var outcome: TargetOutcome
+        var retries = 0
+
+        static func failed(reason: String) -> Delivered { Delivered(outcome: .failed(reason: reason)) }
     }
 
     func deliver(
         _ target: PushTarget, plan: BatchPlan, claim: BatchClaim, request: PushRequest, gate: DispatchGate, now: Date
-    ) async -> TargetOutcome {
+    ) async -> Delivered {
         let profile = target.profile ?? request.deviceProfile
         do {
             switch target.deviceType {
@@ -89,8 +101,9 @@ public struct BatchSender: Sendable {
                 notification.topic = topic
                 let started = ContinuousClock.now
                 let result = await client.send(notification)
-                FanOutMetrics.providerLatency("apns", ContinuousClock.now - started)
-                return Self.classify(result.outcome, gate: gate, now: now)
+                FanOutMetrics.providerSend("apns", ContinuousClock.now - started, attempts: result.attempts)
+                return Delivered(
+                    outcome: Self.classify(result.outcome, gate: gate, now: now), retries: result.attempts - 1)
             case PushPlatform.android.rawValue:
                 guard !target.token.isEmpty else { return .failed(reason: "NoDeliveryChannel") }
                 let client = try plan.fcm(profile)
@@ -101,8 +114,9 @@ public struct BatchSender: Sendable {
                 else { return .failed(reason: "NoContentForPlatform") }
                 let started = ContinuousClock.now
                 let result = await client.send(message)
-                FanOutMetrics.providerLatency("fcm", ContinuousClock.now - started)
-                return Self.classify(result.outcome, gate: gate, now: now)
+                FanOutMetrics.providerSend("fcm", ContinuousClock.now - started, attempts: result.attempts)
+                return Delivered(
+                    outcome: Self.classify(result.outcome, gate: gate, now: now), retries: result.attempts - 1)
             default:
                 return .failed(reason: "NoDeliveryChannel")
             }

@@ -42,10 +42,15 @@ enum FanOutMetrics {
         let reason: String
     }
 
-    /// One provider request's round trip.
-    static func providerLatency(_ provider: String, _ duration: Duration) {
+    /// One notification's send to its provider, retries and their backoff included, and how many requests it
+    /// took beyond the first.
+    static func providerSend(_ provider: String, _ duration: Duration, attempts: Int) {
         Metrics.Timer(label: "pushledger_provider_request_duration_seconds", dimensions: [("provider", provider)])
             .recordNanoseconds(duration.nanoseconds)
+        if attempts > 1 {
+            Counter(label: "pushledger_provider_retries_total", dimensions: [("provider", provider)])
+                .increment(by: Int64(attempts - 1))
+        }
     }
 
     static func targetingFailure(_ decision: FanOutFailurePolicy.Decision) {

@@ -162,7 +162,10 @@ public struct FanOutService: Service {
             do {
                 let recorded = try await batches.record(
                     claim, outcomes: result.outcomes, pushFailure: result.pushFailure, now: clock.now())
-                if let recorded { FanOutMetrics.count(claim, outcomes: result.outcomes, recorded: recorded) }
+                if let recorded {
+                    FanOutMetrics.count(claim, outcomes: result.outcomes, recorded: recorded)
+                    logOutcome(of: claim, recorded, retries: result.retries)
+                }
                 if failures > 0 || wait > .milliseconds(100) {
                     logger.notice(
                         "recorded batch \(claim.batchNo) of push \(claim.pushId) after retrying",
@@ -187,6 +190,24 @@ public struct FanOutService: Service {
                 wait = min(wait * 2, .seconds(2))
             }
         }
+    }
+
+    /// One line per batch that had provider errors or retries (a clean batch logs at debug), with the push id
+    /// and the error counts by reason: enough to tell bad tokens from provider trouble without a line per device.
+    func logOutcome(of claim: BatchClaim, _ recorded: BatchDelivered, retries: Int) {
+        let level: Logger.Level = recorded.errors > 0 || retries > 0 ? .notice : .debug
+        let reasons = recorded.reasons.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let detail = reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))"
+        logger.log(
+            level: level,
+            """
+            batch \(claim.batchNo) of push \(claim.pushId): \(recorded.successes) delivered, \
+            \(recorded.errors) errors\(detail), \(retries) retries
+            """,
+            metadata: [
+                "push_id": .string(claim.pushId), "app_id": .string(claim.appId),
+                "batch": .stringConvertible(claim.batchNo), "retries": .stringConvertible(retries),
+            ])
     }
 
     /// `flow_control`: waits for this batch's share of the push's budget, kept in the database so that it
