@@ -84,6 +84,7 @@ let package = Package(
         .target(
             name: "Simulator",
             dependencies: [
+                "PushCore",
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -118,6 +119,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // scripts/bench-json: PushCore's JSON reader against Foundation's (not part of the product).
+        .executableTarget(name: "json-reader-bench", dependencies: ["PushCore"], path: "Benchmarks/JSONReaderBench"),
         .target(
             name: "TestSupport",
             dependencies: ["Postgres", "Ledger", "PushCore", "PushLedgerServer"],

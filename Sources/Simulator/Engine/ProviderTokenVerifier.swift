@@ -49,7 +49,7 @@ final class ProviderTokenVerifier: Sendable {
         guard let jwt = try? CompactJWT(token), jwt.algorithm == "ES256",
             let keyID = jwt.keyID, let key = self.keys[keyID],
             let issuer = jwt.claims["iss"]?.stringValue,
-            let issuedAt = jwt.claims["iat"]?.intValue,
+            let issuedAt = jwt.claims["iat"]?.integerValue,
             let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jwt.signature),
             key.publicKey.isValidSignature(signature, for: jwt.signingInput)
         else { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// One request as `GET /_sim/requests` shows it, with the answer it got.
 struct RecordedRequest {
@@ -13,12 +14,12 @@ struct RecordedRequest {
     var receivedAt: Date
 
     var json: JSONValue {
-        let payload = (try? JSONParser.parse(self.body)) ?? .string(self.body)
-        return .object([
+        let payload = (try? JSON.parse(self.body)) ?? .string(self.body)
+        return .members([
             ("provider", .string(self.provider.rawValue)),
             ("method", .string(self.method)),
             ("path", .string(self.path)),
-            ("headers", .object(self.headers.map { ($0.name, .string($0.value)) })),
+            ("headers", .members(self.headers.map { ($0.name, .string($0.value)) })),
             ("payload", payload),
             ("status", .integer(self.status)),
             ("reason", self.reason.map(JSONValue.string) ?? .null),

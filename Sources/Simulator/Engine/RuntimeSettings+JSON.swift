@@ -6,27 +6,27 @@ extension RuntimeSettings {
     }
 
     var json: JSONValue {
-        .object([
+        .members([
             (
                 "latency",
-                .object([
+                .members([
                     ("fixedMilliseconds", .integer(self.latency.fixedMilliseconds)),
                     ("jitterMilliseconds", .integer(self.latency.jitterMilliseconds)),
                 ])
             ),
             (
                 "failureRatios",
-                .object([
+                .members([
                     ("tooManyRequests", .double(self.failureRatios.tooManyRequests)),
                     ("internalServerError", .double(self.failureRatios.internalServerError)),
                     ("serviceUnavailable", .double(self.failureRatios.serviceUnavailable)),
-                    ("seed", .number(String(self.failureRatios.seed))),
+                    ("seed", .int(Int64(truncatingIfNeeded: self.failureRatios.seed))),
                 ])
             ),
             ("goAwayAfterStreams", self.goAwayAfterStreams.map(JSONValue.integer) ?? .null),
             (
                 "recording",
-                .object([
+                .members([
                     ("enabled", .bool(self.recording.isEnabled)),
                     ("requestsPerToken", .integer(self.recording.requestsPerToken)),
                     ("maxCountedTokens", .integer(self.recording.maxCountedTokens)),
@@ -43,7 +43,7 @@ extension RuntimeSettings {
         case .prefix(let prefix): match = ("prefix", .string(prefix))
         case .substring(let needle): match = ("substring", .string(needle))
         }
-        return .object([
+        return .members([
             ("provider", .string(rule.provider.rawValue)),
             match,
             ("status", .integer(rule.status)),
@@ -106,10 +106,10 @@ extension RuntimeSettings {
             } else {
                 throw InvalidSettings(message: "rule needs \"prefix\" or \"substring\"")
             }
-            guard let status = element["status"]?.intValue, (400..<600).contains(status),
+            guard let status = element["status"]?.integerValue, (400..<600).contains(status),
                 let reason = element["reason"]?.stringValue
             else { throw InvalidSettings(message: "rule needs a 4xx/5xx \"status\" and a \"reason\"") }
-            let attempts = element["failingAttempts"].flatMap { $0.isNull ? nil : $0.intValue }
+            let attempts = element["failingAttempts"].flatMap { $0.isNull ? nil : $0.integerValue }
             rules.append(
                 InjectionRule(
                     provider: provider, match: match, status: status, reason: reason, failingAttempts: attempts)
@@ -120,7 +120,7 @@ extension RuntimeSettings {
 
     private static func integer(_ value: JSONValue?, _ fallback: Int) throws(InvalidSettings) -> Int {
         guard let value else { return fallback }
-        guard let integer = value.intValue, integer >= 0 else {
+        guard let integer = value.integerValue, integer >= 0 else {
             throw InvalidSettings(message: "expected a non-negative integer")
         }
         return integer

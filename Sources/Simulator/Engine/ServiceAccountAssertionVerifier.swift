@@ -43,7 +43,7 @@ struct ServiceAccountAssertionVerifier: Sendable {
         guard let audience = jwt.claims["aud"]?.stringValue, audience.hasSuffix("/token") else {
             throw Refusal(code: "invalid_grant", description: "Invalid JWT: Failed audience check.")
         }
-        guard let issuedAt = jwt.claims["iat"]?.intValue, let expiry = jwt.claims["exp"]?.intValue,
+        guard let issuedAt = jwt.claims["iat"]?.integerValue, let expiry = jwt.claims["exp"]?.integerValue,
             issuedAt <= now + 300, expiry > now, expiry > issuedAt, expiry - issuedAt <= 3600
         else {
             throw Refusal(

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import PushCore
 
 extension SimulatorEngine {
     /// `POST /3/device/{token}`: Apple's checks in Apple's order, then the injection rules and ratios.
@@ -81,7 +82,7 @@ extension SimulatorEngine {
         }
         if request.body.readableBytes == 0 { return ProviderRejection(status: 400, reason: "PayloadEmpty") }
         // Apple documents no reason for malformed JSON; `BadPayload` is the simulator's own word for it.
-        let payload = request.body.withUnsafeReadableBytes { try? JSONParser.parse($0) }
+        let payload = request.body.withUnsafeReadableBytes { try? JSON.parse($0) }
         guard let aps = payload?["aps"], aps.isObject else {
             return ProviderRejection(status: 400, reason: "BadPayload")
         }

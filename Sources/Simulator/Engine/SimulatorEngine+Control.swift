@@ -1,4 +1,5 @@
 import NIOCore
+import PushCore
 
 extension SimulatorEngine {
     /// Listing every token would turn `/_sim/stats` into a multi-megabyte answer during load tests.
@@ -20,7 +21,7 @@ extension SimulatorEngine {
         case ("GET", "/_sim/config"):
             return .json(200, self.settings.withLock { $0 }.json)
         case ("POST", "/_sim/config"):
-            guard let document = request.body.withUnsafeReadableBytes({ try? JSONParser.parse($0) }) else {
+            guard let document = request.body.withUnsafeReadableBytes({ try? JSON.parse($0) }) else {
                 return .json(400, #"{"error":"body must be a JSON object"}"#)
             }
             do {
@@ -29,7 +30,7 @@ extension SimulatorEngine {
                 }
                 return .json(200, settings.json)
             } catch {
-                return .json(400, .object([("error", .string(error.message))]))
+                return .json(400, .members([("error", .string(error.message))]))
             }
         case ("GET", "/_sim/info"):
             guard let info = self.info.withLock({ $0 }) else { return .json(503, #"{"error":"not listening"}"#) }
@@ -58,14 +59,14 @@ extension SimulatorEngine {
                     (token, (state.counters(for: token) ?? TokenCounters()).json)
                 }
             }
-            members.append(("tokens", .object(tokens)))
+            members.append(("tokens", .members(tokens)))
         }
-        return .object(members)
+        return .members(members)
     }
 
     private func recordingJSON(token: String) -> JSONValue {
         let (counters, recorded) = self.state.withLock { ($0.counters(for: token), $0.recordings[token] ?? []) }
-        return .object([
+        return .members([
             ("token", .string(token)),
             ("requests", .integer(Int(counters?.requests ?? 0))),
             ("accepted", .integer(Int(counters?.accepted ?? 0))),

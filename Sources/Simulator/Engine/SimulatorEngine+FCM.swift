@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import PushCore
 
 extension SimulatorEngine {
     /// `POST /v1/projects/{project}/messages:send`, answering errors in Google's `google.rpc.Status` shape.
@@ -50,7 +51,7 @@ extension SimulatorEngine {
             )
         case .none:
             let id = validateOnly ? "fake_message_id" : "0:\(number)%simulator"
-            response = .json(200, .object([("name", .string("projects/\(project)/messages/\(id)"))]))
+            response = .json(200, .members([("name", .string("projects/\(project)/messages/\(id)"))]))
         }
         response.delay = Self.delay(for: settings.latency)
         return response
@@ -71,7 +72,7 @@ extension SimulatorEngine {
     private static func parseMessage(_ request: SimulatorRequest) -> Result<Message, ProviderRejection> {
         let invalid = ProviderRejection(status: 400, reason: "INVALID_ARGUMENT")
         if request.bodyTooLarge { return .failure(invalid) }
-        guard let document = request.body.withUnsafeReadableBytes({ try? JSONParser.parse($0) }),
+        guard let document = request.body.withUnsafeReadableBytes({ try? JSON.parse($0) }),
             let message = document["message"], message.isObject
         else { return .failure(invalid) }
         let targets = ["token", "topic", "condition"].compactMap { message[$0] }
@@ -93,10 +94,10 @@ extension SimulatorEngine {
             error.append(
                 (
                     "details",
-                    .array([.object([("@type", .string(FCMRoute.errorType)), ("errorCode", .string(errorCode))])])
+                    .array([.members([("@type", .string(FCMRoute.errorType)), ("errorCode", .string(errorCode))])])
                 )
             )
         }
-        return .json(code, .object([("error", .object(error))]))
+        return .json(code, .members([("error", .members(error))]))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import PushCore
 
 extension SimulatorEngine {
     static let accessTokenLifetime = 3600
@@ -12,12 +13,12 @@ extension SimulatorEngine {
         if let refusal = result.refusal {
             return .json(
                 400,
-                .object([("error", .string(refusal.code)), ("error_description", .string(refusal.description))])
+                .members([("error", .string(refusal.code)), ("error_description", .string(refusal.description))])
             )
         }
         return .json(
             200,
-            .object([
+            .members([
                 ("access_token", .string(result.token ?? "")),
                 ("expires_in", .integer(Self.accessTokenLifetime)),
                 ("token_type", .string("Bearer")),

@@ -1,5 +1,6 @@
 import ExtrasBase64
 import Foundation
+import PushCore
 
 /// A JWS in compact serialisation, split and decoded but not yet verified.
 ///
@@ -24,8 +25,8 @@ struct CompactJWT {
             let headerData = Self.decode(parts[0]), let claimsData = Self.decode(parts[1]),
             let signature = Self.decode(parts[2])
         else { throw Malformed() }
-        guard let header = try? headerData.withUnsafeBytes({ try JSONParser.parse($0) }), header.isObject,
-            let claims = try? claimsData.withUnsafeBytes({ try JSONParser.parse($0) }), claims.isObject
+        guard let header = try? headerData.withUnsafeBytes({ try JSON.parse($0) }), header.isObject,
+            let claims = try? claimsData.withUnsafeBytes({ try JSON.parse($0) }), claims.isObject
         else { throw Malformed() }
         self.header = header
         self.claims = claims

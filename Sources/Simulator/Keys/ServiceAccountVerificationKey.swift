@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import _CryptoExtras
 
 /// A Google service account whose signed assertions (RS256 JWTs) the OAuth look-alike exchanges for access tokens.
@@ -33,7 +34,7 @@ public struct ServiceAccountVerificationKey: Sendable {
 
     /// The contents of a service-account JSON file: `client_email` and `private_key` are used.
     public init(serviceAccountJSON data: Data) throws {
-        let document = try data.withUnsafeBytes { try JSONParser.parse($0) }
+        let document = try data.withUnsafeBytes { try JSON.parse($0) }
         guard let email = document["client_email"]?.stringValue, let pem = document["private_key"]?.stringValue else {
             throw InvalidServiceAccount(description: "service-account JSON needs client_email and private_key")
         }

@@ -1,3 +1,5 @@
+import PushCore
+
 /// Where a running simulator listens and what to tell the PushLedger app settings, for the `simulate` command's
 /// banner and its machine-readable "ready" line.
 public struct SimulatorInfo: Sendable, Hashable, Codable {
@@ -38,7 +40,7 @@ public struct SimulatorInfo: Sendable, Hashable, Codable {
     }
 
     var json: JSONValue {
-        .object([
+        .members([
             ("host", .string(self.host)),
             ("port", .integer(self.port)),
             ("caFile", .string(self.caFile)),
@@ -46,7 +48,7 @@ public struct SimulatorInfo: Sendable, Hashable, Codable {
             ("fcmEndpoint", .string(self.fcmEndpoint)),
             ("fcmTokenEndpoint", .string(self.fcmTokenEndpoint)),
             ("controlEndpoint", .string(self.controlEndpoint)),
-            ("appSettings", .object(self.appSettings.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+            ("appSettings", .members(self.appSettings.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
         ])
     }
 }

@@ -1,3 +1,5 @@
+import PushCore
+
 /// Request totals for one simulated endpoint.
 public struct ProviderStatistics: Sendable, Hashable {
     public var requests: Int
@@ -21,10 +23,10 @@ public struct ProviderStatistics: Sendable, Hashable {
     }
 
     var json: JSONValue {
-        .object([
+        .members([
             ("requests", .integer(self.requests)),
             ("accepted", .integer(self.accepted)),
-            ("rejected", .object(self.rejected.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })),
+            ("rejected", .members(self.rejected.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })),
         ])
     }
 }

@@ -1,0 +1,93 @@
+import Foundation
+import PushCore
+
+// Times PushCore's JSON reader against Foundation's on the documents PushLedger reads most: an installation
+// save body (ingest), a push request body, and a PushTargeted event of 500 targets (read back by projections
+// and `explain`). Both readers must produce PushCore's `JSON` (integers kept apart from doubles), so
+// Foundation's figure includes converting its objects, as a drop-in replacement would. Rounds alternate the
+// two readers (A B A B …) and medians are printed, with the ratio Foundation / PushCore.
+// Usage: json-reader-bench [ROUNDS (7)]
+
+let rounds = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 7
+
+let installation = Array(
+    #"{"deviceType":"ios","deviceToken":"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef","channels":["news","sports"],"badge":0,"timeZone":"Asia/Shanghai","installationId":"b5f1c3a2-7d2e-4e61-9c1f-2f0a8f3e9d11"}"#
+        .utf8)
+let push = Array(
+    #"{"where":{"channels":"news","deviceType":{"$in":["ios","android"]}},"data":{"alert":"Breaking: the ledger balances","badge":"Increment","sound":"default","title":"News"},"expiration_interval":86400,"prod":"prod"}"#
+        .utf8)
+let targeted = Array(
+    JSON.object([
+        "objectId": "5f0c1a2b3c4d5e6f7a8b9c0d", "batch": 3, "at": "2026-11-25T10:00:00.000Z",
+        "targets": .array(
+            (0..<500).map { i in
+                [
+                    "o": .string(String(format: "%024x", i)), "t": "ios", "k": .string(String(format: "%064x", i)),
+                    "b": .int(Int64(i % 9)),
+                ]
+            }),
+    ]).encoded().utf8)
+
+/// Foundation's reader as a drop-in: JSONSerialization, then its NSNumber/NSArray/NSDictionary into `JSON`.
+func foundationParse(_ bytes: [UInt8]) throws -> JSON {
+    func convert(_ value: Any) -> JSON {
+        switch value {
+        case is NSNull: return .null
+        case let s as String: return .string(s)
+        case let n as NSNumber:
+            if String(cString: n.objCType) == "c" { return .bool(n.boolValue) }
+            let d = n.doubleValue
+            if d.rounded() == d, abs(d) < 9e15, !String(describing: n).contains(".") { return .int(n.int64Value) }
+            return .double(d)
+        case let a as [Any]: return .array(a.map(convert))
+        case let o as [String: Any]: return .object(o.mapValues(convert))
+        default: return .null
+        }
+    }
+    return convert(try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]))
+}
+
+func time(_ iterations: Int, _ body: () throws -> JSON) rethrows -> Double {
+    let start = ContinuousClock.now
+    var sink = 0
+    for _ in 0..<iterations { if case .object(let o) = try body() { sink &+= o.count } }
+    let elapsed = ContinuousClock.now - start
+    precondition(sink > 0)
+    let (s, a) = elapsed.components
+    return (Double(s) + Double(a) / 1e18) / Double(iterations) * 1e6
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+print("document            bytes   PushCore µs   Foundation µs   Foundation/PushCore")
+for (name, bytes, iterations) in [
+    ("installation body", installation, 20_000), ("push body", push, 20_000), ("PushTargeted (500)", targeted, 200),
+] {
+    let same = try JSON.parse(bytes) == foundationParse(bytes)
+    precondition(same, "the two readers disagree on \(name)")
+    var ours: [Double] = []
+    var theirs: [Double] = []
+    for _ in 0..<rounds {
+        ours.append(try time(iterations) { try JSON.parse(bytes) })
+        theirs.append(try time(iterations) { try foundationParse(bytes) })
+    }
+    let a = median(ours), b = median(theirs)
+    print(
+        name.padding(toLength: 18, withPad: " ", startingAt: 0),
+        String(format: "%7d %13.2f %15.2f %21.2f", bytes.count, a, b, b / a))
+}
+
+// Event payloads are read from `JSON` already in memory (projections get the event's data, not text): what a
+// projection pays per PushTargeted page is `PushTargeted(json:)`.
+let targetedJSON = try JSON.parse(targeted)
+var decoded: [Double] = []
+for _ in 0..<rounds {
+    let start = ContinuousClock.now
+    for _ in 0..<200 {
+        let count = try PushTargeted(json: targetedJSON).targets.count
+        precondition(count == 500)
+    }
+    let (s, a) = (ContinuousClock.now - start).components
+    decoded.append((Double(s) + Double(a) / 1e18) / 200 * 1e6)
+}
+print(String(format: "PushTargeted(json:) of 500 targets: %.2f µs (median of %d rounds)", median(decoded), rounds))

@@ -1,0 +1,22 @@
+import PushCore
+
+/// The simulator reads and writes JSON with PushCore's reader and writer, the one the server uses, so there is
+/// one JSON implementation in the package. Objects come out with sorted keys.
+typealias JSONValue = JSON
+
+extension JSON {
+    /// An object from members in the order they are listed; a repeated name keeps its first value.
+    static func members(_ members: [(key: String, value: JSON)]) -> JSON {
+        .object(Dictionary(members, uniquingKeysWith: { first, _ in first }))
+    }
+
+    static func integer(_ value: Int) -> JSON { .int(Int64(value)) }
+
+    var isObject: Bool { objectValue != nil }
+
+    /// An integral number that fits `Int` (JWT times, counts, settings).
+    var integerValue: Int? { intValue.flatMap { Int(exactly: $0) } }
+
+    /// Compact JSON text.
+    var serialized: String { encoded() }
+}
