@@ -59,6 +59,7 @@ func time(_ iterations: Int, _ body: () throws -> JSON) rethrows -> Double {
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
+var costs: [String: (ours: Double, foundation: Double)] = [:]
 print("document            bytes   PushCore µs   Foundation µs   Foundation/PushCore")
 for (name, bytes, iterations) in [
     ("installation body", installation, 20_000), ("push body", push, 20_000), ("PushTargeted (500)", targeted, 200),
@@ -72,6 +73,7 @@ for (name, bytes, iterations) in [
         theirs.append(try time(iterations) { try foundationParse(bytes) })
     }
     let a = median(ours), b = median(theirs)
+    costs[name] = (a, b)
     print(
         name.padding(toLength: 18, withPad: " ", startingAt: 0),
         String(format: "%7d %13.2f %15.2f %21.2f", bytes.count, a, b, b / a))
@@ -91,3 +93,12 @@ for _ in 0..<rounds {
     decoded.append((Double(s) + Double(a) / 1e18) / 200 * 1e6)
 }
 print(String(format: "PushTargeted(json:) of 500 targets: %.2f µs (median of %d rounds)", median(decoded), rounds))
+// For scripts/bench-json --with-ingest: the extra cost per save of Foundation's reader.
+if let body = costs["installation body"] {
+    print(String(format: "extra_us_per_save=%.2f", body.foundation - body.ours))
+}
+// For --with-fanout: a sender reads its batch row (500 targets) with the reader; per device.
+if let page = costs["PushTargeted (500)"] {
+    print(String(format: "extra_us_per_push=%.2f", (page.foundation - page.ours) / 500))
+}
+
