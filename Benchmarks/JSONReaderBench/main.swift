@@ -101,4 +101,3 @@ if let body = costs["installation body"] {
 if let page = costs["PushTargeted (500)"] {
     print(String(format: "extra_us_per_push=%.2f", (page.foundation - page.ours) / 500))
 }
-
