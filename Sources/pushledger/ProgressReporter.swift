@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PushCore
 import PushLedgerServer
 import Synchronization
 
@@ -71,8 +72,7 @@ final class ProgressReporter: Sendable {
     }
 
     private var secondsSinceStart: Double {
-        let elapsed = ContinuousClock.now - started
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        (ContinuousClock.now - started).timeInterval
     }
 
     private func show(_ output: ProgressMeter.Output, _ state: inout State, elapsed: Double) {

@@ -46,15 +46,10 @@ public struct RequestLogMiddleware: RouterMiddleware {
         Metrics.Timer(
             label: "pushledger_http_request_duration_seconds", dimensions: [("method", method), ("route", route)]
         )
-        .recordNanoseconds(
-            Int64(elapsed.components.seconds) * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        .recordNanoseconds(elapsed.nanoseconds)
         var metadata: Logger.Metadata = [
             "method": .string(method), "route": .string(route), "status": .stringConvertible(status),
-            "duration_ms": .string(
-                String(
-                    format: "%.1f",
-                    Double(elapsed.components.attoseconds) / 1e15
-                        + Double(elapsed.components.seconds) * 1000)),
+            "duration_ms": .string(String(format: "%.1f", elapsed.timeInterval * 1000)),
         ]
         if let appId = context.facts.appId { metadata["app_id"] = .string(appId) }
         let level: Logger.Level = status >= 500 ? .error : .info

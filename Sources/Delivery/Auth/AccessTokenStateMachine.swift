@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// When to reuse the cached OAuth access token and when to fetch a new one, with one fetch at a time.
 ///
@@ -42,9 +43,9 @@ public struct AccessTokenStateMachine: Sendable {
     /// - Parameter expiresIn: the endpoint's `expires_in`.
     public mutating func fetched(_ value: String, expiresIn: Duration, now: Date) {
         fetching = false
-        let lifetime = ProviderTokenStateMachine.seconds(expiresIn)
+        let lifetime = expiresIn.timeInterval
         // Short-lived tokens (a simulator's, say) refresh at half-life instead of never being "fresh".
-        let margin = min(ProviderTokenStateMachine.seconds(refreshMargin), lifetime / 2)
+        let margin = min(refreshMargin.timeInterval, lifetime / 2)
         token = (value, now.addingTimeInterval(lifetime), now.addingTimeInterval(lifetime - margin))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// When to reuse and when to regenerate the APNs provider token.
 ///
@@ -33,7 +34,7 @@ public struct ProviderTokenStateMachine: Sendable {
         guard let current else { return .generate }
         let age = now.timeIntervalSince(current.issuedAt)
         // A clock stepped backwards makes the age negative; regenerate rather than trust the old token forever.
-        guard age >= 0, age < Self.seconds(refreshAge) else { return .generate }
+        guard age >= 0, age < refreshAge.timeInterval else { return .generate }
         return .use(current.token)
     }
 
@@ -45,16 +46,11 @@ public struct ProviderTokenStateMachine: Sendable {
     /// dropped, so the thousand requests that fail together cause one regeneration, not a thousand.
     public mutating func rejected(_ token: String, now: Date) {
         guard let current, current.token == token else { return }
-        if now.timeIntervalSince(current.issuedAt) < Self.seconds(Self.rejectionGrace),
+        if now.timeIntervalSince(current.issuedAt) < Self.rejectionGrace.timeInterval,
             now >= current.issuedAt
         {
             return
         }
         self.current = nil
-    }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

@@ -63,12 +63,3 @@ enum FanOutMetrics {
         Counter(label: "pushledger_fanout_targeting_failures_total", dimensions: [("decision", kind)]).increment()
     }
 }
-
-extension Duration {
-    /// Whole nanoseconds, saturating.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : whole &+ attoseconds / 1_000_000_000
-    }
-}

@@ -118,7 +118,8 @@ enum FanOutStore {
         appId: String, pushId: String, from job: TargetingJob, morePages: Bool, cursor: String?, batches: Int,
         targeted: Int64, on db: some PGQuerying
     ) async throws -> JobState {
-        let pending = try await pendingBatches(appId: appId, pushId: pushId, on: db) > 0
+        // While pages remain the job stays `targeting` whatever is pending: count only after the last page.
+        let pending = morePages ? true : try await pendingBatches(appId: appId, pushId: pushId, on: db) > 0
         let next = try transition(job.state, .pageTargeted(morePages: morePages, batchesPending: pending))
         try await db.query(
             """

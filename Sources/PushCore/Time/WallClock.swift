@@ -15,7 +15,6 @@ public struct WallClock: Sendable {
 extension Date {
     /// This instant moved by `duration` (to the nanosecond).
     public func adding(_ duration: Duration) -> Date {
-        let (seconds, attoseconds) = duration.components
-        return addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+        addingTimeInterval(duration.timeInterval)
     }
 }

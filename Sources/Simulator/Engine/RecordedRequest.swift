@@ -13,7 +13,7 @@ struct RecordedRequest {
     var reason: String?
     var receivedAt: Date
 
-    var json: JSONValue {
+    var json: JSON {
         let payload = (try? JSON.parse(self.body)) ?? .string(self.body)
         return .members([
             ("provider", .string(self.provider.rawValue)),
@@ -22,7 +22,7 @@ struct RecordedRequest {
             ("headers", .members(self.headers.map { ($0.name, .string($0.value)) })),
             ("payload", payload),
             ("status", .integer(self.status)),
-            ("reason", self.reason.map(JSONValue.string) ?? .null),
+            ("reason", self.reason.map(JSON.string) ?? .null),
             ("receivedAt", .integer(Int((self.receivedAt.timeIntervalSince1970 * 1000).rounded()))),
         ])
     }

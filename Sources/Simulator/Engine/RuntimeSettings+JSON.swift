@@ -1,3 +1,5 @@
+import PushCore
+
 /// The `/_sim/config` representation: `GET` shows it all, `POST` changes only the members it names.
 extension RuntimeSettings {
     /// Why a `POST /_sim/config` body was refused.
@@ -5,7 +7,7 @@ extension RuntimeSettings {
         var message: String
     }
 
-    var json: JSONValue {
+    var json: JSON {
         .members([
             (
                 "latency",
@@ -23,7 +25,7 @@ extension RuntimeSettings {
                     ("seed", .int(Int64(truncatingIfNeeded: self.failureRatios.seed))),
                 ])
             ),
-            ("goAwayAfterStreams", self.goAwayAfterStreams.map(JSONValue.integer) ?? .null),
+            ("goAwayAfterStreams", self.goAwayAfterStreams.map(JSON.integer) ?? .null),
             (
                 "recording",
                 .members([
@@ -37,8 +39,8 @@ extension RuntimeSettings {
         ])
     }
 
-    private static func json(rule: InjectionRule) -> JSONValue {
-        let match: (String, JSONValue)
+    private static func json(rule: InjectionRule) -> JSON {
+        let match: (String, JSON)
         switch rule.match {
         case .prefix(let prefix): match = ("prefix", .string(prefix))
         case .substring(let needle): match = ("substring", .string(needle))
@@ -48,11 +50,11 @@ extension RuntimeSettings {
             match,
             ("status", .integer(rule.status)),
             ("reason", .string(rule.reason)),
-            ("failingAttempts", rule.failingAttempts.map(JSONValue.integer) ?? .null),
+            ("failingAttempts", rule.failingAttempts.map(JSON.integer) ?? .null),
         ])
     }
 
-    mutating func merge(_ document: JSONValue) throws(InvalidSettings) {
+    mutating func merge(_ document: JSON) throws(InvalidSettings) {
         guard document.isObject else { throw InvalidSettings(message: "expected a JSON object") }
         if let latency = document["latency"] {
             self.latency = SimulatorLatency(
@@ -88,7 +90,7 @@ extension RuntimeSettings {
         }
     }
 
-    private static func rules(_ value: JSONValue) throws(InvalidSettings) -> [InjectionRule] {
+    private static func rules(_ value: JSON) throws(InvalidSettings) -> [InjectionRule] {
         if value.stringValue == "defaults" { return InjectionRule.defaults }
         guard case .array(let elements) = value else {
             throw InvalidSettings(message: "rules must be an array or \"defaults\"")
@@ -118,7 +120,7 @@ extension RuntimeSettings {
         return rules
     }
 
-    private static func integer(_ value: JSONValue?, _ fallback: Int) throws(InvalidSettings) -> Int {
+    private static func integer(_ value: JSON?, _ fallback: Int) throws(InvalidSettings) -> Int {
         guard let value else { return fallback }
         guard let integer = value.integerValue, integer >= 0 else {
             throw InvalidSettings(message: "expected a non-negative integer")
@@ -126,7 +128,7 @@ extension RuntimeSettings {
         return integer
     }
 
-    private static func ratio(_ value: JSONValue?, _ fallback: Double) throws(InvalidSettings) -> Double {
+    private static func ratio(_ value: JSON?, _ fallback: Double) throws(InvalidSettings) -> Double {
         guard let value else { return fallback }
         guard let ratio = value.doubleValue, (0...1).contains(ratio) else {
             throw InvalidSettings(message: "ratios must be between 0 and 1")

@@ -40,10 +40,10 @@ extension SimulatorEngine {
         }
     }
 
-    private func statisticsJSON(listTokens: Bool) -> JSONValue {
+    private func statisticsJSON(listTokens: Bool) -> JSON {
         let statistics = self.statistics()
         let recording = self.settings.withLock { $0.recording }
-        var members: [(key: String, value: JSONValue)] = [
+        var members: [(key: String, value: JSON)] = [
             ("apns", statistics.apns.json),
             ("fcm", statistics.fcm.json),
             ("oauth", statistics.oauth.json),
@@ -64,7 +64,7 @@ extension SimulatorEngine {
         return .members(members)
     }
 
-    private func recordingJSON(token: String) -> JSONValue {
+    private func recordingJSON(token: String) -> JSON {
         let (counters, recorded) = self.state.withLock { ($0.counters(for: token), $0.recordings[token] ?? []) }
         return .members([
             ("token", .string(token)),

@@ -85,7 +85,7 @@ extension SimulatorEngine {
     }
 
     static func googleError(code: Int, message: String, errorCode: String?) -> SimulatorResponse {
-        var error: [(key: String, value: JSONValue)] = [
+        var error: [(key: String, value: JSON)] = [
             ("code", .integer(code)),
             ("message", .string(message)),
             ("status", .string(FCMRoute.status(for: code))),

@@ -1,4 +1,5 @@
 import NIOCore
+import PushCore
 
 /// What the engine answers; the transport turns it into HTTP/2 frames or an HTTP/1 response.
 struct SimulatorResponse {
@@ -25,8 +26,8 @@ struct SimulatorResponse {
     }
 
     static func json(
-        _ status: Int, _ value: JSONValue, headers: [(name: String, value: String)] = []
+        _ status: Int, _ value: JSON, headers: [(name: String, value: String)] = []
     ) -> SimulatorResponse {
-        self.json(status, value.serialized, headers: headers)
+        self.json(status, value.encoded(), headers: headers)
     }
 }

@@ -5,7 +5,7 @@ struct TokenCounters {
     var requests: UInt32 = 0
     var accepted: UInt32 = 0
 
-    var json: JSONValue {
+    var json: JSON {
         .members([("requests", .integer(Int(self.requests))), ("accepted", .integer(Int(self.accepted)))])
     }
 }

@@ -1,9 +1,8 @@
 import PushCore
 
 /// The simulator reads and writes JSON with PushCore's reader and writer, the one the server uses, so there is
-/// one JSON implementation in the package. Objects come out with sorted keys.
-typealias JSONValue = JSON
-
+/// one JSON implementation in the package. Objects come out with sorted keys. These helpers keep its
+/// builders short.
 extension JSON {
     /// An object from members in the order they are listed; a repeated name keeps its first value.
     static func members(_ members: [(key: String, value: JSON)]) -> JSON {
@@ -16,7 +15,4 @@ extension JSON {
 
     /// An integral number that fits `Int` (JWT times, counts, settings).
     var integerValue: Int? { intValue.flatMap { Int(exactly: $0) } }
-
-    /// Compact JSON text.
-    var serialized: String { encoded() }
 }

@@ -10,8 +10,8 @@ struct CompactJWT {
     /// Why a token could not even be read.
     struct Malformed: Error {}
 
-    var header: JSONValue
-    var claims: JSONValue
+    var header: JSON
+    var claims: JSON
     /// `base64url(header) "." base64url(claims)`: the bytes the signature covers.
     var signingInput: Data
     var signature: Data

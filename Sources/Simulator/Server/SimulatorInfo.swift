@@ -39,7 +39,7 @@ public struct SimulatorInfo: Sendable, Hashable, Codable {
         ]
     }
 
-    var json: JSONValue {
+    var json: JSON {
         .members([
             ("host", .string(self.host)),
             ("port", .integer(self.port)),

@@ -22,7 +22,7 @@ public struct ProviderStatistics: Sendable, Hashable {
         }
     }
 
-    var json: JSONValue {
+    var json: JSON {
         .members([
             ("requests", .integer(self.requests)),
             ("accepted", .integer(self.accepted)),

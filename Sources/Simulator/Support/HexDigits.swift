@@ -1,4 +1,4 @@
-/// Hex helpers shared by the device-token check, the compact token keys and the JSON `\u` escapes.
+/// Hex helpers shared by the device-token check and the simulator's access tokens.
 enum HexDigits {
     static func value(of byte: UInt8) -> UInt8? {
         switch byte {
