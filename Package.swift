@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-extras/swift-extras-base64.git", from: "1.2.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -71,10 +72,24 @@ let package = Package(
             dependencies: ["Ledger", "Postgres", "PushCore"],
             resources: [.copy("Definitions")]
         ),
+        // The own device channel (SPEC §12.2): WebSocket sessions, acks, presence; durable state lives in Ledger.
+        .target(
+            name: "DeviceChannel",
+            dependencies: [
+                "Ledger", "Postgres", "PushCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "API",
             dependencies: [
-                "Ledger", "Postgres", "PushCore", "Reports",
+                "DeviceChannel", "Ledger", "Postgres", "PushCore", "Reports",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,8 +117,9 @@ let package = Package(
         .target(
             name: "PushLedgerServer",
             dependencies: [
-                "API", "Delivery", "Ledger", "PushCore", "Postgres", "Reports",
+                "API", "Delivery", "DeviceChannel", "Ledger", "PushCore", "Postgres", "Reports",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -113,8 +129,10 @@ let package = Package(
         .executableTarget(
             name: "pushledger",
             dependencies: [
-                "PushLedgerServer", "Simulator", "Ledger", "PushCore", "Postgres", "Reports",
+                "PushLedgerServer", "Simulator", "Ledger", "PushCore", "Postgres", "Reports", "Curl", "DeviceChannel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -130,7 +148,9 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(
             name: "LedgerTests",
-            dependencies: ["Ledger", "Delivery", "Postgres", "PushCore", "TestSupport", "PushLedgerServer"]),
+            dependencies: [
+                "Ledger", "Delivery", "DeviceChannel", "Postgres", "PushCore", "TestSupport", "PushLedgerServer",
+            ]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Ledger", "Postgres", "PushCore", "TestSupport"]),
         .target(name: "HTTP2TestSupport", path: "Tests/HTTP2TestSupport"),
         .testTarget(

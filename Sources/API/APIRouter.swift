@@ -1,3 +1,4 @@
+import DeviceChannel
 import Hummingbird
 import Ledger
 import Reports
@@ -7,17 +8,19 @@ import Reports
 public enum APIRouter {
     public static func make(
         apps: AppStore, installations: InstallationStore, pushes: PushStore, opens: OpenStore, reports: ReportRunner,
-        operations: OperationsRoutes = OperationsRoutes()
+        channel: ChannelRoutes, presence: PresenceRoutes, operations: OperationsRoutes = OperationsRoutes()
     ) -> Router<PushContext> {
         let router = Router(context: PushContext.self)
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: LeanErrorMiddleware())
         operations.register(on: router)
+        channel.register(on: router)
         let api = router.group("/1.1").add(middleware: AuthMiddleware(apps: apps))
         InstallationRoutes(installations: installations).register(on: api)
         PushRoutes(pushes: pushes).register(on: api)
         OpenRoutes(opens: opens).register(on: api)
         ReportRoutes(reports: reports).register(on: api)
+        presence.register(on: api)
         return router
     }
 }

@@ -16,7 +16,11 @@ public struct LedgerComponents: Sendable {
 
     /// Applied with every append, in this order (usage reads the app's time zone from `apps`).
     public static var inlineProjections: [any Projection] {
-        [AppProjection(), InstallationProjection(), NotificationProjection(), UsageProjection(), PushStatsProjection()]
+        [
+            AppProjection(), InstallationProjection(), NotificationProjection(), UsageProjection(),
+            PushStatsProjection(),
+            PresenceProjection(),
+        ]
     }
 
     public init(

@@ -1,7 +1,9 @@
 import API
 import Delivery
+import DeviceChannel
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Ledger
 import Logging
 import Postgres
@@ -25,12 +27,22 @@ public enum PushLedgerServer {
         let fanOut = FanOutService(
             events: ledger.events, apps: ledger.apps, providers: ProviderRegistry(logger: logger), wakeups: wakeups,
             senders: config.senders, batchLease: config.batchLease, logger: logger)
+        let channel = DeviceChannel(
+            apps: ledger.apps, ledger: ChannelLedger(store: ledger.events), configuration: config.channel,
+            logger: logger)
         let router = APIRouter.make(
             apps: ledger.apps, installations: ledger.installations, pushes: ledger.pushes, opens: ledger.opens,
-            reports: ReportRunner(pool: ledger.pool),
+            reports: ReportRunner(pool: ledger.pool), channel: ChannelRoutes(channel: channel),
+            presence: PresenceRoutes(channel: channel, installations: ledger.installations),
             operations: Observability.routes(ledger: ledger, fanOut: fanOut, metricsToken: config.metricsToken))
+        // One port for REST and devices: `/channel` requests with valid credentials become WebSockets, every
+        // other request (and a refused channel request, to learn why) goes on to the router.
         let app = Application(
             router: router,
+            server: .http1WebSocketUpgrade(
+                configuration: .init(
+                    ws: .init(maxFrameSize: 64 * 1024, autoPing: .enabled(timePeriod: config.channel.pingInterval))),
+                shouldUpgrade: { request, _, _ in await channel.shouldUpgrade(request) }),
             configuration: .init(address: .hostname(config.host, port: config.port), serverName: "PushLedger"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? config.port) },
             logger: logger)
@@ -41,6 +53,7 @@ public enum PushLedgerServer {
             services.append(
                 RetentionService(job: RetentionJob(store: ledger.events), interval: interval, logger: logger))
         }
+        services += channel.services(databaseURL: config.databaseURL, logger: logger)
         services += ledger.projectorRunners(wakeups: wakeups)
         let group = ServiceGroup(
             configuration: .init(

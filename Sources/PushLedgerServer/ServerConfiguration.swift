@@ -1,3 +1,5 @@
+import DeviceChannel
+
 /// How `serve` runs.
 public struct ServerConfiguration: Sendable {
     public var databaseURL: String
@@ -12,6 +14,8 @@ public struct ServerConfiguration: Sendable {
     public var retentionInterval: Duration? = .seconds(3600)
     /// When set, `GET /metrics` requires `Authorization: Bearer <token>`.
     public var metricsToken: String?
+    /// The own device channel at `/channel` (ping interval, window, expiry beat).
+    public var channel = ChannelConfiguration()
 
     public init(databaseURL: String, host: String = "127.0.0.1", port: Int = 8080, maxConnections: Int = 16) {
         self.databaseURL = databaseURL

@@ -12,7 +12,7 @@ struct PushLedger: AsyncParsableCommand {
         version: PushLedgerVersion.current,
         subcommands: [
             MigrateCommand.self, ServeCommand.self, AppCommand.self, SimulateCommand.self, RebuildCommand.self,
-            RetentionCommand.self, ReportCommand.self, ReplayCommand.self, ExplainCommand.self,
+            RetentionCommand.self, ReportCommand.self, ReplayCommand.self, ExplainCommand.self, DeviceCommand.self,
         ]
     )
 

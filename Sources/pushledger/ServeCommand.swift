@@ -1,4 +1,5 @@
 import ArgumentParser
+import DeviceChannel
 import Foundation
 import Logging
 import PushLedgerServer
@@ -36,10 +37,17 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("metrics-token"),
         help: "Require `Authorization: Bearer <token>` on GET /metrics (env METRICS_TOKEN, which keeps it out of ps)")
     var metricsToken: String?
+    @Option(
+        name: .customLong("channel-ping-seconds"),
+        help: ArgumentHelp(
+            "How often devices on the own channel are pinged; one that missed the previous ping is disconnected "
+                + "(env PUSHLEDGER_CHANNEL_PING_SECONDS; default 240)"))
+    var channelPing: Int?
 
     func validate() throws {
         if let port, !Self.portRange.contains(port) { throw ValidationError("--port must be from 0 to 65535.") }
         if let connections, connections < 1 { throw ValidationError("--connections must be at least 1.") }
+        if let channelPing, channelPing < 1 { throw ValidationError("--channel-ping-seconds must be at least 1.") }
     }
 
     func run() async throws {
@@ -63,12 +71,14 @@ struct ServeCommand: AsyncParsableCommand {
         let senders = try senders ?? environment.int("PUSHLEDGER_SENDERS") ?? 4
         let batchLease = try batchLease ?? environment.int("PUSHLEDGER_BATCH_LEASE_SECONDS") ?? 30
         let retention = try retentionInterval ?? environment.int("PUSHLEDGER_RETENTION_INTERVAL_SECONDS") ?? 3600
+        let ping = try channelPing ?? environment.int("PUSHLEDGER_CHANNEL_PING_SECONDS", in: 1...86_400) ?? 240
         var config = ServerConfiguration(
             databaseURL: try database.url(), host: host, port: port, maxConnections: connections)
         config.senders = max(1, senders)
         config.batchLease = .seconds(max(1, batchLease))
         config.retentionInterval = retention > 0 ? .seconds(retention) : nil
         config.metricsToken = metricsToken ?? environment.string("METRICS_TOKEN")
+        config.channel.pingInterval = .seconds(ping)
         return config
     }
 }

@@ -190,7 +190,9 @@ struct ReplayExplainTests {
 extension Explanation {
     var deliveryBatch: Int? {
         switch delivery {
-        case .pending(let b), .delivered(let b, _), .failed(let b, _, _), .cancelled(let b): b
+        case .pending(let b), .delivered(let b, _), .failed(let b, _, _), .cancelled(let b), .waitingForDevice(let b),
+            .acknowledged(let b, _):
+            b
         case .notTargeted: nil
         }
     }

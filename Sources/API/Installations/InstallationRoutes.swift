@@ -1,3 +1,4 @@
+import DeviceChannel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -26,6 +27,11 @@ public struct InstallationRoutes: Sendable {
         let result = try await installations.save(
             appId: app.appId, body: body, metadata: context.metadata(for: request))
         var out: [String: JSON] = ["objectId": .string(result.objectId), "createdAt": .string(result.createdAt)]
+        // The own channel's credential goes only to whoever created the installation (or holds the master
+        // key): knowing another device's installationId must not be enough to read its messages.
+        if let installationId = body["installationId"]?.stringValue, result.created || context.isMaster {
+            out["channelToken"] = .string(ChannelToken.make(app: app, installationId: installationId))
+        }
         if result.created {
             var headers = HTTPFields()
             headers[.location] = "/1.1/installations/\(result.objectId)"

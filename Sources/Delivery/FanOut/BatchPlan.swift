@@ -14,6 +14,8 @@ struct BatchPlan: Sendable {
     private let pushId: String
     /// Set when a provider's configured credentials cannot be used: the push fails with this (naming the setting).
     let pushFailure: String?
+    /// Until when an own-channel message waits for its device: the push's expiration, else `channel.ttl_days`.
+    let channelExpireAt: Date
 
     struct APNsRoute: Sendable {
         let client: APNsClient
@@ -21,11 +23,13 @@ struct BatchPlan: Sendable {
     }
 
     static func make(
-        _ claim: BatchClaim, request: PushRequest, data: PushData, app: App, providers: ProviderRegistry, logger: Logger
+        _ claim: BatchClaim, request: PushRequest, data: PushData, app: App, providers: ProviderRegistry, now: Date,
+        logger: Logger
     ) async -> BatchPlan {
         func profiles(_ platform: PushPlatform) -> Set<String> {
             Set(
-                claim.targets.filter { $0.deviceType == platform.rawValue }.map {
+                // Targets without a vendor token go to the own channel and need no provider client.
+                claim.targets.filter { $0.deviceType == platform.rawValue && !$0.token.isEmpty }.map {
                     $0.profile ?? request.deviceProfile ?? ""
                 })
         }
@@ -58,7 +62,9 @@ struct BatchPlan: Sendable {
         let pushFailure = setupFailures.lazy.compactMap(\.pushFailure).first
         return BatchPlan(
             data: data, apnsClients: apns, fcmClients: fcm, sharedPayload: shared, pushId: claim.pushId,
-            pushFailure: pushFailure)
+            pushFailure: pushFailure,
+            channelExpireAt: request.expiration
+                ?? now.addingTimeInterval(Double(app.intSetting("channel.ttl_days")) * 86400))
     }
 
     func apns(_ profile: String?) throws(ProviderRegistry.Failure) -> (APNsClient, String) {

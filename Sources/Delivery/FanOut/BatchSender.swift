@@ -44,7 +44,7 @@ public struct BatchSender: Sendable {
             return Result(outcomes: claim.targets.map { _ in .notSent }, pushFailure: "invalid payload: \(error)")
         }
         let plan = await BatchPlan.make(
-            claim, request: request, data: data, app: app, providers: providers, logger: logger)
+            claim, request: request, data: data, app: app, providers: providers, now: now, logger: logger)
         if let failure = plan.pushFailure { gate.stop(.pushFailed(failure)) }
         var outcomes = [TargetOutcome](repeating: .notSent, count: claim.targets.count)
         var retries = 0
@@ -105,7 +105,7 @@ public struct BatchSender: Sendable {
                 return Delivered(
                     outcome: Self.classify(result.outcome, gate: gate, now: now), retries: result.attempts - 1)
             case PushPlatform.android.rawValue:
-                guard !target.token.isEmpty else { return .failed(reason: "NoDeliveryChannel") }
+                guard !target.token.isEmpty else { return Self.viaChannel(.android, plan: plan) }
                 let client = try plan.fcm(profile)
                 let ttl = request.expiration.map { max(0, Int64($0.timeIntervalSince(now).rounded(.down))) }
                 guard
@@ -125,6 +125,15 @@ public struct BatchSender: Sendable {
         } catch {
             return .failed(reason: "InvalidPayload")
         }
+    }
+
+    /// A target without a vendor token goes to the own device channel (SPEC §12.2): the message is stored with
+    /// the batch's record and counted when the device acknowledges it.
+    static func viaChannel(_ platform: PushPlatform, plan: BatchPlan) -> Delivered {
+        guard let content = plan.data.content(for: platform) else { return .failed(reason: "NoContentForPlatform") }
+        return Delivered(
+            outcome: .queued(
+                QueuedMessage(platform: platform.rawValue, data: .object(content), expireAt: plan.channelExpireAt)))
     }
 
     /// The target's outcome; an answer that condemns the push itself (`ProviderReason.failsWholePush`)

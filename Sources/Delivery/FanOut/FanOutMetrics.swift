@@ -20,6 +20,9 @@ enum FanOutMetrics {
                 tally[Key(provider: provider, outcome: "invalid_token", reason: reason), default: 0] += 1
             case .failed(let reason):
                 tally[Key(provider: provider, outcome: "failed", reason: reason), default: 0] += 1
+            case .queued:
+                // Counted again when the device acks (ChannelMetrics); here only the hand-over.
+                tally[Key(provider: "channel", outcome: "queued", reason: ""), default: 0] += 1
             case .notSent:
                 guard recorded.handedBack == nil else { continue }
                 let reason = recorded.failures[target.objectId.isEmpty ? target.token : target.objectId] ?? "NotSent"

@@ -148,20 +148,24 @@ public struct FanOutService: Service {
                 "push \(claim.pushId) of app \(claim.appId) failed: \(failure)",
                 metadata: ["push_id": .string(claim.pushId)])
         }
-        try await recordKeepingOutcomes(claim, result)
+        try await recordKeepingOutcomes(
+            claim, result, channelCap: app?.intSetting("channel.max_pending") ?? ChannelLedger.defaultCap)
         return true
     }
 
     /// Records a batch's outcomes, waiting out a database outage: what the providers answered is never
     /// thrown away to be re-sent (issue 13). Gives up only on an error that is not an outage, repeated.
-    func recordKeepingOutcomes(_ claim: BatchClaim, _ result: BatchSender.Result) async throws {
+    func recordKeepingOutcomes(
+        _ claim: BatchClaim, _ result: BatchSender.Result, channelCap: Int64 = ChannelLedger.defaultCap
+    ) async throws {
         var wait = Duration.milliseconds(100)
         var failures = 0
         let shutdownDeadline = ContinuousClock.now + .seconds(8)
         while true {
             do {
                 let recorded = try await batches.record(
-                    claim, outcomes: result.outcomes, pushFailure: result.pushFailure, now: clock.now())
+                    claim, outcomes: result.outcomes, pushFailure: result.pushFailure, now: clock.now(),
+                    channelCap: channelCap)
                 if let recorded {
                     FanOutMetrics.count(claim, outcomes: result.outcomes, recorded: recorded)
                     logOutcome(of: claim, recorded, retries: result.retries)

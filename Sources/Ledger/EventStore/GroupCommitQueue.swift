@@ -10,8 +10,8 @@ import Synchronization
 /// with the next free runner, so a lone request goes alone at once and a crowd shares commits. Commands
 /// that share a `claim` (say, a device token) never share a batch: the later one waits for the next, so
 /// one batch never races with itself. A batch holds commands of one `group` (an app) only.
-final class GroupCommitQueue<Command: Sendable, Outcome: Sendable>: Sendable {
-    typealias Runner = @Sendable ([Command]) async -> [Result<Outcome, any Error>]
+public final class GroupCommitQueue<Command: Sendable, Outcome: Sendable>: Sendable {
+    public typealias Runner = @Sendable ([Command]) async -> [Result<Outcome, any Error>]
 
     private struct Waiting: Sendable {
         let command: Command
@@ -30,7 +30,7 @@ final class GroupCommitQueue<Command: Sendable, Outcome: Sendable>: Sendable {
     private let run: Runner
 
     /// `run` answers one result per command, in order.
-    init(
+    public init(
         maxBatch: Int, maxRunning: Int, group: @escaping @Sendable (Command) -> String,
         claims: @escaping @Sendable (Command) -> [String], run: @escaping Runner
     ) {
@@ -42,7 +42,7 @@ final class GroupCommitQueue<Command: Sendable, Outcome: Sendable>: Sendable {
     }
 
     /// Waits for `command`'s batch to be run and answers its outcome.
-    func submit(_ command: Command) async throws -> Outcome {
+    public func submit(_ command: Command) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
             let startsRunner = state.withLock { state in
                 state.waiting.append(Waiting(command: command, continuation: continuation))

@@ -13,7 +13,9 @@ public struct PushStatsProjection: Projection {
 
     public func handles(_ eventType: String) -> Bool {
         switch eventType {
-        case PushEvent.requested, PushEvent.targeted, PushEvent.batchDelivered, InstallationEvent.opened: return true
+        case PushEvent.requested, PushEvent.targeted, PushEvent.batchDelivered, InstallationEvent.opened,
+            PushEvent.channelAcked, PushEvent.channelExpired, PushEvent.channelDropped:
+            return true
         default: return false
         }
     }
@@ -53,6 +55,8 @@ public struct PushStatsProjection: Projection {
                 try await addDaily(
                     app: app, at: at, platform: platform.rawValue, "successes", count, on: conn, schema: schema)
             }
+        case PushEvent.channelAcked, PushEvent.channelExpired, PushEvent.channelDropped:
+            try await applyChannelResults(event, on: conn, schema: schema)
         case InstallationEvent.opened:
             try await applyOpen(event, on: conn, schema: schema)
         default:
@@ -104,5 +108,23 @@ public struct PushStatsProjection: Projection {
             ON CONFLICT (app_id, day, platform) DO UPDATE
                 SET \(unsafeRaw: column) = daily_opens.\(unsafeRaw: column) + \(amount)
             """)
+    }
+
+    /// Own-channel messages that ended: acks count as successes of their platform, the rest as errors.
+    private func applyChannelResults(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
+        let r = try ChannelResults(json: event.data)
+        let acked = ChannelResults.reason(of: event.type) == nil
+        let android = acked ? r.platforms["android"] ?? 0 : 0
+        try await conn.enqueue(
+            """
+            UPDATE \(unsafeRaw: schema).push_stats SET successes = successes + \(acked ? r.count : 0),
+                errors = errors + \(acked ? 0 : r.count), android_successes = android_successes + \(android)
+            WHERE app_id = \(event.appId) AND push_id = \(r.objectId)
+            """)
+        guard acked else { return }
+        for (platform, count) in r.platforms.sorted(by: { $0.key < $1.key }) where count > 0 {
+            try await addDaily(
+                app: event.appId, at: r.at, platform: platform, "successes", count, on: conn, schema: schema)
+        }
     }
 }

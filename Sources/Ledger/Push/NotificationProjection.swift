@@ -64,6 +64,15 @@ public struct NotificationProjection: Projection {
                     android_successes = android_successes + \(b.androidSuccesses), updated_at = \(b.at)::timestamptz
                 WHERE app_id = \(event.appId) AND object_id = \(pushId)
                 """)
+            if let queued = b.queued, queued > 0 {
+                try await conn.enqueue(
+                    """
+                    UPDATE \(unsafeRaw: table) SET channel_pending = channel_pending + \(queued)
+                    WHERE app_id = \(event.appId) AND object_id = \(pushId)
+                    """)
+            }
+        case PushEvent.channelAcked, PushEvent.channelExpired, PushEvent.channelDropped:
+            try await applyChannelResults(event, table: table, on: conn)
         case PushEvent.completed:
             // A push stopped at the daily quota keeps saying so once its last batch is sent.
             try await conn.enqueue(
@@ -91,5 +100,25 @@ public struct NotificationProjection: Projection {
         default:
             break
         }
+    }
+
+    /// Own-channel messages that ended: acks are successes (per platform), expiries and drops errors with
+    /// their reason; either way they are no longer pending.
+    private func applyChannelResults(_ event: ProjectedEvent, table: String, on conn: PGConnection) async throws {
+        let r = try ChannelResults(json: event.data)
+        let n = r.count
+        let successes = ChannelResults.reason(of: event.type) == nil ? n : 0
+        let reasons: JSON = ChannelResults.reason(of: event.type).map { .object([$0: .int(n)]) } ?? [:]
+        try await conn.enqueue(
+            """
+            UPDATE \(unsafeRaw: table) SET successes = successes + \(successes), errors = errors + \(n - successes),
+                android_successes = android_successes + \(successes > 0 ? r.platforms["android"] ?? 0 : 0),
+                error_reasons = coalesce((
+                    SELECT jsonb_object_agg(k, coalesce((error_reasons ->> k)::bigint, 0)
+                                               + coalesce((\(reasons)::jsonb ->> k)::bigint, 0))
+                    FROM jsonb_object_keys(error_reasons || \(reasons)::jsonb) AS k), '{}'),
+                channel_pending = channel_pending - \(n), updated_at = \(r.at)::timestamptz
+            WHERE app_id = \(event.appId) AND object_id = \(r.objectId)
+            """)
     }
 }

@@ -35,6 +35,9 @@ public enum TargetOutcome: Sendable, Hashable {
     case invalidToken(reason: String, since: Date)
     /// Counted as an error with its reason.
     case failed(reason: String)
+    /// Handed to the own device channel: stored with the batch's record, counted when the device acks it
+    /// (or as an error when it expires or is dropped first).
+    case queued(QueuedMessage)
     /// Never handed to a provider (the push was cancelled or failed, or the process is shutting down).
     case notSent
 }
@@ -85,8 +88,11 @@ public struct PushBatches: Sendable {
     /// with that reason, and its batches no sender holds are cancelled. Returns what was recorded, or nil when
     /// the batch was already recorded or cancelled (another worker finished it after this one's lease expired).
     @discardableResult
+    /// Channel messages go in with the record (durable before any socket sees them); a device then holding
+    /// more than `channelCap` loses its oldest ones.
     public func record(
-        _ claim: BatchClaim, outcomes: [TargetOutcome], pushFailure: String? = nil, now: Date? = nil
+        _ claim: BatchClaim, outcomes: [TargetOutcome], pushFailure: String? = nil, now: Date? = nil,
+        channelCap: Int64 = ChannelLedger.defaultCap
     )
         async throws -> BatchDelivered?
     {
@@ -100,7 +106,7 @@ public struct PushBatches: Sendable {
         let invalidStreams = invalid.map { t, _, _ in
             t.objectId.isEmpty ? "token:\(t.token)" : InstallationEvent.stream(t.objectId)
         }
-        return try await store.write(
+        let recorded: (BatchDelivered, [String])? = try await store.write(
             appId: claim.appId, metadata: .system("delivery"), lockKeys: [stream] + invalidStreams
         ) { tx in
             let conn = tx.connection
@@ -108,6 +114,20 @@ public struct PushBatches: Sendable {
             let jobState = try await FanOutStore.state(appId: claim.appId, pushId: claim.pushId, on: conn) ?? .done
             let live = !jobState.isTerminal && pushFailure == nil
             let at = LeanDate.format(now)
+            var outcomes = outcomes
+            var queued: [(objectId: String, message: QueuedMessage)] = []
+            for (target, outcome) in zip(claim.targets, outcomes) {
+                if case .queued(let message) = outcome, live { queued.append((target.objectId, message)) }
+            }
+            if !queued.isEmpty {
+                let unreachable = try await ChannelStore.enqueue(
+                    appId: claim.appId, pushId: claim.pushId, batchNo: claim.batchNo, messages: queued, now: now,
+                    on: conn)
+                for (i, target) in claim.targets.enumerated() where unreachable.contains(target.objectId) {
+                    outcomes[i] = .failed(reason: "NoDeliveryChannel")
+                }
+                queued.removeAll { unreachable.contains($0.objectId) }
+            }
             var successes: Int64 = 0, ios: Int64 = 0, android: Int64 = 0, errors: Int64 = 0
             var reasons: [String: Int64] = [:]
             var failures: [String: String] = [:]
@@ -122,7 +142,9 @@ public struct PushBatches: Sendable {
                 case .notSent where live:
                     handedBack.append(target)
                     continue
-                case .notSent:
+                case .queued where live:
+                    continue
+                case .notSent, .queued:
                     failure = jobState == .cancelled ? "Cancelled" : "PushFailed"
                 case .invalidToken(let reason, _), .failed(let reason):
                     failure = reason
@@ -134,7 +156,8 @@ public struct PushBatches: Sendable {
             let delivered = BatchDelivered(
                 objectId: claim.pushId, batch: Int64(claim.batchNo), at: at, successes: successes, iosSuccesses: ios,
                 androidSuccesses: android, errors: errors, invalidTokens: Int64(invalid.count), reasons: reasons,
-                failures: failures, handedBack: handedBack.isEmpty ? nil : Int64(handedBack.count))
+                failures: failures, handedBack: handedBack.isEmpty ? nil : Int64(handedBack.count),
+                queued: queued.isEmpty ? nil : Int64(queued.count))
             var events = [NewEvent(PushEvent.batchDelivered, delivered)]
             if !handedBack.isEmpty {
                 try await FanOutStore.handBack(appId: claim.appId, pushId: claim.pushId, targets: handedBack, on: conn)
@@ -166,8 +189,13 @@ public struct PushBatches: Sendable {
             for ((target, reason, since), key) in zip(invalid, invalidStreams) {
                 try await invalidate(target, reason: reason, since: since, stream: key, tx: tx)
             }
-            return delivered
+            return (delivered, queued.map(\.objectId))
         }
+        guard let (delivered, queuedTo) = recorded else { return nil }
+        if !queuedTo.isEmpty {
+            try await ChannelLedger(store: store).trim(appId: claim.appId, objectIds: queuedTo, cap: channelCap)
+        }
+        return delivered
     }
 
     /// Remembers this push as the last one delivered to each reached installation, so an open without `_nid`

@@ -8,7 +8,7 @@ public struct PushRecord: Sendable {
 
     static let columns = """
         object_id, notification_id, data, where_query, prod, status, devices, successes, errors, invalid_tokens,
-        ios_successes, android_successes, opens, push_time, expiration_time, created_at, updated_at, error_reasons
+        ios_successes, android_successes, channel_pending, opens, push_time, expiration_time, created_at, updated_at, error_reasons
         """
 
     init(row: PGRow) throws {
@@ -23,6 +23,8 @@ public struct PushRecord: Sendable {
             ("devices", "devices"), ("successes", "successes"), ("errors", "errors"),
             ("invalidTokens", "invalid_tokens"),
             ("iosSuccesses", "ios_successes"), ("androidSuccesses", "android_successes"), ("opens", "opens"),
+            // Messages waiting on the own device channel: neither successes nor errors until acked or expired.
+            ("channelPending", "channel_pending"),
         ] {
             o[key] = .int(try row.int64(column))
         }

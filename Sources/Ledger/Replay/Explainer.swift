@@ -28,6 +28,9 @@ public struct Explainer: Sendable {
             guard let push = try PushHistory(pushEvents) else { throw Failure.unknownPush(pushId) }
             let stream = try await TimedEvent.stream(InstallationEvent.stream(objectId), appId: app.appId, on: conn)
             guard !stream.isEmpty else { throw Failure.unknownInstallation(objectId) }
+            // Connects and disconnects on the own channel, shown among the installation's events.
+            let presence = try await TimedEvent.stream(PresenceEvent.stream(objectId), appId: app.appId, on: conn)
+            let shown = (stream + presence).sorted { $0.at < $1.at }
 
             let tokens = Self.tokensEverHeld(stream)
             let batch =
@@ -58,8 +61,9 @@ public struct Explainer: Sendable {
                 }
             return Explanation(
                 appId: app.appId, pushId: pushId, objectId: objectId, requestedAt: push.requested.at, instant: instant,
-                instantSource: source, audience: Self.audience(push.request), history: history.map(Self.entry),
-                laterEvents: stream.filter { $0.at > instant }.map(Self.entry), conditions: conditions,
+                instantSource: source, audience: Self.audience(push.request),
+                history: shown.filter { $0.at <= instant }.map(Self.entry),
+                laterEvents: shown.filter { $0.at > instant }.map(Self.entry), conditions: conditions,
                 delivery: delivery)
         }
     }

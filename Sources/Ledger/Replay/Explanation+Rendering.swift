@@ -14,6 +14,11 @@ extension Explanation {
         case .pending(let b): return "targeted in batch \(b); outcome still pending"
         case .delivered(let b, let at):
             return "targeted in batch \(b); delivered (accepted by the provider) at \(LeanDate.format(at))"
+        case .waitingForDevice(let b):
+            return "targeted in batch \(b); waiting on the own channel for the device to connect and acknowledge"
+        case .acknowledged(let b, let at):
+            return "targeted in batch \(b); delivered (acknowledged by the device on the own channel) at "
+                + LeanDate.format(at)
         case .failed(let b, let reason, let at):
             return "targeted in batch \(b); failed at \(LeanDate.format(at)): \(reason)"
         case .cancelled(let b): return "targeted in batch \(b); cancelled before it was sent"
@@ -56,6 +61,11 @@ extension Explanation {
         case .pending(let b): delivery = ["state": "pending", "batch": .int(Int64(b))]
         case .delivered(let b, let at):
             delivery = ["state": "delivered", "batch": .int(Int64(b)), "at": .string(LeanDate.format(at))]
+        case .waitingForDevice(let b): delivery = ["state": "pending", "batch": .int(Int64(b)), "via": "channel"]
+        case .acknowledged(let b, let at):
+            delivery = [
+                "state": "delivered", "batch": .int(Int64(b)), "at": .string(LeanDate.format(at)), "via": "channel",
+            ]
         case .failed(let b, let reason, let at):
             delivery = [
                 "state": "failed", "batch": .int(Int64(b)), "reason": .string(reason),

@@ -27,6 +27,10 @@ public struct Explanation: Sendable {
         case notTargeted(note: String?)
         case pending(batch: Int)
         case delivered(batch: Int, at: Date)
+        /// Queued on the own device channel; the device has not acknowledged it yet.
+        case waitingForDevice(batch: Int)
+        /// The device acknowledged the own channel's message.
+        case acknowledged(batch: Int, at: Date)
         case failed(batch: Int, reason: String, at: Date)
         case cancelled(batch: Int)
     }

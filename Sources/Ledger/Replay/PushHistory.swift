@@ -56,10 +56,34 @@ struct PushHistory: Sendable {
             if let reason = keys.lazy.compactMap({ data.failures[$0] }).first {
                 return .failed(batch: batch, reason: reason, at: event.at)
             }
+            if let objectId = keys.first, viaChannel(batch: batch, objectId: objectId) {
+                return channelOutcome(batch: batch, objectId: objectId)
+            }
             return .delivered(batch: batch, at: event.at)
         }
         if events.contains(where: { $0.event.type == PushEvent.cancelled }) { return .cancelled(batch: batch) }
         return .pending(batch: batch)
+    }
+
+    /// Whether the installation was a target of `batch` without a vendor token: one for the own channel.
+    func viaChannel(batch: Int, objectId: String) -> Bool {
+        targeted.contains {
+            $0.data.batch == Int64(batch) && $0.data.targets.contains { $0.objectId == objectId && $0.token.isEmpty }
+        }
+    }
+
+    /// How the own channel's message for the installation ended: acked, expired or dropped, or still waiting.
+    func channelOutcome(batch: Int, objectId: String) -> Explanation.Delivery {
+        let types = [PushEvent.channelAcked, PushEvent.channelExpired, PushEvent.channelDropped]
+        for e in events where types.contains(e.event.type) {
+            guard let results = try? ChannelResults(json: e.event.data), results.installations.contains(objectId)
+            else { continue }
+            if let reason = ChannelResults.reason(of: e.event.type) {
+                return .failed(batch: batch, reason: reason, at: e.at)
+            }
+            return .acknowledged(batch: batch, at: e.at)
+        }
+        return .waitingForDevice(batch: batch)
     }
 
     /// Why nothing was sent to a matching installation, when the log says.

@@ -9,9 +9,14 @@ public enum AppSettings {
         "daily_push_quota": 0...10_000_000_000,
         "installation_ttl_days": 1...36500,
         "max_scheduled": 0...1_000_000,
+        // The own device channel (SPEC §12.2): messages kept per offline device, and for how long when the
+        // push sets no expiration.
+        "channel.max_pending": 1...100_000,
+        "channel.ttl_days": 1...365,
     ]
     public static let booleanKeys: Set<String> = ["client_push"]
-    public static let stringKeys: Set<String> = ["timezone"]
+    /// `channel.secret` signs the devices' channel tokens; without it the app's master key does.
+    public static let stringKeys: Set<String> = ["timezone", "channel.secret"]
     public static let apnsKeys: Set<String> = [
         "endpoint", "dev_endpoint", "key_file", "key_id", "team_id", "topic", "ca_file", "cert_file",
         "cert_key_file",
@@ -23,6 +28,7 @@ public enum AppSettings {
     public static let defaults: [String: JSON] = [
         "client_push": false, "push_rate_per_minute": 600, "daily_push_quota": 1_000_000,
         "installation_ttl_days": 90, "max_scheduled": 1000, "timezone": "UTC",
+        "channel.max_pending": 100, "channel.ttl_days": 28,
     ]
 
     /// Parses one `key=value` pair into its typed JSON value; `value` empty means "remove the setting".

@@ -13,10 +13,16 @@ public enum PushEvent {
     public static let quotaReached = "PushQuotaReached"
     /// The retention job removed the push record (7 days old); the log and report aggregates keep it.
     public static let purged = "NotificationPurged"
+    /// Own-channel results (SPEC §12.2), each a `ChannelResults` for messages of one push that ended in one
+    /// recording transaction: acknowledged by the device (successes), expired before the device took them,
+    /// or dropped over the device's pending cap (both errors, reasons `Expired` and `Dropped`).
+    public static let channelAcked = "PushChannelAcked"
+    public static let channelExpired = "PushChannelExpired"
+    public static let channelDropped = "PushChannelDropped"
 
     public static let all: Set<String> = [
         requested, targeted, targetingCompleted, batchDelivered, completed, failed, expired, cancelled, deleted,
-        quotaReached, purged,
+        quotaReached, purged, channelAcked, channelExpired, channelDropped,
     ]
 
     public static func stream(_ pushId: String) -> String { streamPrefix + pushId }

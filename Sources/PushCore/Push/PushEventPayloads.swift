@@ -115,11 +115,14 @@ public struct BatchDelivered: PushEventPayload, Equatable {
     public var failures: [String: String]
     /// Targets not sent and queued again as a new batch (a sender shutting down).
     public var handedBack: Int64?
+    /// Targets handed to the own device channel: neither successes nor errors yet, until the device acks
+    /// (`PushChannelAcked`) or the message expires or is dropped.
+    public var queued: Int64?
 
     public init(
         objectId: String, batch: Int64, at: String, successes: Int64, iosSuccesses: Int64, androidSuccesses: Int64,
         errors: Int64, invalidTokens: Int64, reasons: [String: Int64], failures: [String: String],
-        handedBack: Int64? = nil
+        handedBack: Int64? = nil, queued: Int64? = nil
     ) {
         self.objectId = objectId
         self.batch = batch
@@ -132,6 +135,7 @@ public struct BatchDelivered: PushEventPayload, Equatable {
         self.reasons = reasons
         self.failures = failures
         self.handedBack = handedBack
+        self.queued = queued
     }
 }
 

@@ -1,0 +1,25 @@
+/// How `serve` runs the own device channel (SPEC §12.2).
+public struct ChannelConfiguration: Sendable {
+    /// Server pings every this often; a device that has not answered the previous ping by then is
+    /// disconnected. Long by default: short keepalives drain phone batteries.
+    public var pingInterval: Duration
+    /// Grace after a missed ping before `online` reads false.
+    public var pongTimeout: Duration
+    /// Messages sent to one device and not yet acknowledged, at most; the rest wait for acks.
+    public var window: Int
+    /// How often messages past their expiration are recorded as expired.
+    public var expiryInterval: Duration
+
+    public init(
+        pingInterval: Duration = .seconds(240), pongTimeout: Duration = .seconds(10), window: Int = 64,
+        expiryInterval: Duration = .seconds(5)
+    ) {
+        self.pingInterval = pingInterval
+        self.pongTimeout = pongTimeout
+        self.window = max(1, window)
+        self.expiryInterval = expiryInterval
+    }
+
+    /// How long after it was last heard from a connected device still counts as online.
+    public var onlineWindow: Duration { pingInterval + pongTimeout }
+}

@@ -1,0 +1,42 @@
+import Postgres
+import PushCore
+
+/// Projects presence streams into `channel_presence` (SPEC §12.2). Applied inline, so `online` answers as soon
+/// as a connect is recorded. A disconnect only ends the session it belongs to: when a device reconnects to
+/// another process before its old connection is noticed dead, the late disconnect leaves the new one alone.
+public struct PresenceProjection: Projection {
+    public let name = "presence"
+    public let tables = ["channel_presence"]
+
+    public init() {}
+
+    public func handles(_ eventType: String) -> Bool {
+        eventType == PresenceEvent.connected || eventType == PresenceEvent.disconnected
+    }
+
+    public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
+        let d = event.data
+        guard let objectId = d["objectId"]?.stringValue, let session = d["session"]?.stringValue,
+            let at = d["at"]?.stringValue
+        else { return }
+        let table = "\(schema).channel_presence"
+        if event.type == PresenceEvent.connected {
+            try await conn.enqueue(
+                """
+                INSERT INTO \(unsafeRaw: table) (app_id, object_id, installation_id, online, since, last_seen, session)
+                VALUES (\(event.appId), \(objectId), \(d["installationId"]?.stringValue ?? ""), true,
+                        \(at)::timestamptz, \(at)::timestamptz, \(session))
+                ON CONFLICT (app_id, object_id) DO UPDATE SET online = true, since = excluded.since,
+                    last_seen = greatest(\(unsafeRaw: table).last_seen, excluded.last_seen), session = excluded.session,
+                    installation_id = excluded.installation_id
+                """)
+        } else {
+            try await conn.enqueue(
+                """
+                UPDATE \(unsafeRaw: table) SET online = false, since = \(at)::timestamptz,
+                    last_seen = greatest(last_seen, \(at)::timestamptz)
+                WHERE app_id = \(event.appId) AND object_id = \(objectId) AND session = \(session)
+                """)
+        }
+    }
+}
