@@ -45,11 +45,14 @@ public struct PushStatsProjection: Projection {
                 """
                 UPDATE \(unsafeRaw: stats) SET successes = successes + \(b.successes), errors = errors + \(b.errors),
                     ios_successes = ios_successes + \(b.iosSuccesses),
-                    android_successes = android_successes + \(b.androidSuccesses)
+                    android_successes = android_successes + \(b.androidSuccesses),
+                    windows_successes = windows_successes + \(b.windowsSuccesses ?? 0)
                 WHERE app_id = \(app) AND push_id = \(b.objectId)
                 """)
-            for (platform, count) in [(PushPlatform.ios, b.iosSuccesses), (.android, b.androidSuccesses)]
-            where count > 0 {
+            let counts = [
+                (PushPlatform.ios, b.iosSuccesses), (.android, b.androidSuccesses), (.windows, b.windowsSuccesses ?? 0),
+            ]
+            for (platform, count) in counts where count > 0 {
                 try await addDaily(
                     app: app, at: at, platform: platform.rawValue, "successes", count, on: conn, schema: schema)
             }

@@ -61,7 +61,8 @@ public struct NotificationProjection: Projection {
                         FROM jsonb_object_keys(error_reasons || \(reasons)::jsonb) AS k), '{}'),
                     invalid_tokens = invalid_tokens + \(b.invalidTokens),
                     ios_successes = ios_successes + \(b.iosSuccesses),
-                    android_successes = android_successes + \(b.androidSuccesses), updated_at = \(b.at)::timestamptz
+                    android_successes = android_successes + \(b.androidSuccesses),
+                    windows_successes = windows_successes + \(b.windowsSuccesses ?? 0), updated_at = \(b.at)::timestamptz
                 WHERE app_id = \(event.appId) AND object_id = \(pushId)
                 """)
         case PushEvent.completed:

@@ -108,7 +108,7 @@ public struct PushBatches: Sendable {
             let jobState = try await FanOutStore.state(appId: claim.appId, pushId: claim.pushId, on: conn) ?? .done
             let live = !jobState.isTerminal && pushFailure == nil
             let at = LeanDate.format(now)
-            var successes: Int64 = 0, ios: Int64 = 0, android: Int64 = 0, errors: Int64 = 0
+            var successes: Int64 = 0, ios: Int64 = 0, android: Int64 = 0, windows: Int64 = 0, errors: Int64 = 0
             var reasons: [String: Int64] = [:]
             var failures: [String: String] = [:]
             var handedBack: [PushTarget] = []
@@ -117,7 +117,11 @@ public struct PushBatches: Sendable {
                 switch outcome {
                 case .delivered:
                     successes += 1
-                    if target.deviceType == PushPlatform.ios.rawValue { ios += 1 } else { android += 1 }
+                    switch PushPlatform(rawValue: target.deviceType) {
+                    case .ios?: ios += 1
+                    case .windows?: windows += 1
+                    case .android?, nil: android += 1
+                    }
                     continue
                 case .notSent where live:
                     handedBack.append(target)
@@ -133,7 +137,8 @@ public struct PushBatches: Sendable {
             }
             let delivered = BatchDelivered(
                 objectId: claim.pushId, batch: Int64(claim.batchNo), at: at, successes: successes, iosSuccesses: ios,
-                androidSuccesses: android, errors: errors, invalidTokens: Int64(invalid.count), reasons: reasons,
+                androidSuccesses: android, windowsSuccesses: windows, errors: errors,
+                invalidTokens: Int64(invalid.count), reasons: reasons,
                 failures: failures, handedBack: handedBack.isEmpty ? nil : Int64(handedBack.count))
             var events = [NewEvent(PushEvent.batchDelivered, delivered)]
             if !handedBack.isEmpty {
@@ -204,7 +209,7 @@ public struct PushBatches: Sendable {
         if !target.objectId.isEmpty {
             let row = try await tx.connection.query(
                 """
-                SELECT version, coalesce(device_token, registration_id) AS token FROM installations
+                SELECT version, coalesce(device_token, registration_id, subscription_uri) AS token FROM installations
                 WHERE app_id = \(tx.appId) AND object_id = \(target.objectId)
                 """
             ).first

@@ -8,7 +8,7 @@ public struct PushRecord: Sendable {
 
     static let columns = """
         object_id, notification_id, data, where_query, prod, status, devices, successes, errors, invalid_tokens,
-        ios_successes, android_successes, opens, push_time, expiration_time, created_at, updated_at, error_reasons
+        ios_successes, android_successes, windows_successes, opens, push_time, expiration_time, created_at, updated_at, error_reasons
         """
 
     init(row: PGRow) throws {
@@ -22,7 +22,8 @@ public struct PushRecord: Sendable {
         for (key, column) in [
             ("devices", "devices"), ("successes", "successes"), ("errors", "errors"),
             ("invalidTokens", "invalid_tokens"),
-            ("iosSuccesses", "ios_successes"), ("androidSuccesses", "android_successes"), ("opens", "opens"),
+            ("iosSuccesses", "ios_successes"), ("androidSuccesses", "android_successes"),
+            ("windowsSuccesses", "windows_successes"), ("opens", "opens"),
         ] {
             o[key] = .int(try row.int64(column))
         }
