@@ -3,9 +3,13 @@ import Foundation
 import HTTPTypes
 import Synchronization
 
-/// The OAuth access token for FCM: exchanges a signed service-account assertion at the token endpoint, caches
-/// the result, and lets only one exchange run at a time (`AccessTokenStateMachine`).
-public final class FCMAccessTokenProvider: Sendable {
+/// An OAuth access token from a token endpoint: makes the grant request (FCM's signed service-account assertion,
+/// WNS' client credentials), caches the result, and lets only one exchange run at a time
+/// (`AccessTokenStateMachine`).
+public final class OAuthAccessTokenProvider: Sendable {
+    /// The token request to send at `now`.
+    public typealias RequestBuilder = @Sendable (_ now: Date) -> CurlRequest
+
     private enum Step: Sendable {
         case token(String)
         case failed(AccessTokenError)
@@ -17,25 +21,19 @@ public final class FCMAccessTokenProvider: Sendable {
         var waiters: [CheckedContinuation<Step, Never>] = []
     }
 
-    private let signer: FCMAssertionSigner
-    private let tokenEndpoint: String
+    private let makeRequest: RequestBuilder
     private let http: CurlClient
-    private let timeout: Duration
     private let now: @Sendable () -> Date
     private let state: Mutex<State>
 
     public init(
-        signer: FCMAssertionSigner,
-        tokenEndpoint: String,
         http: CurlClient,
-        timeout: Duration = .seconds(15),
         refreshMargin: Duration = .seconds(300),
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        request: @escaping RequestBuilder
     ) {
-        self.signer = signer
-        self.tokenEndpoint = tokenEndpoint
+        self.makeRequest = request
         self.http = http
-        self.timeout = timeout
         self.now = now
         state = Mutex(State(machine: AccessTokenStateMachine(refreshMargin: refreshMargin)))
     }
@@ -63,7 +61,7 @@ public final class FCMAccessTokenProvider: Sendable {
         }
     }
 
-    /// FCM answered 401 to a request sent with `token`.
+    /// The provider refused a request sent with `token` as unauthorised.
     public func rejected(_ token: String) {
         state.withLock { $0.machine.rejected(token) }
     }
@@ -93,13 +91,7 @@ public final class FCMAccessTokenProvider: Sendable {
     }
 
     private func fetch() async -> Result<OAuthTokenResponse, AccessTokenError> {
-        let assertion = signer.assertion(audience: tokenEndpoint, issuedAt: now())
-        let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion
-        let request = CurlRequest(
-            method: .post, url: tokenEndpoint,
-            headers: [.contentType: "application/x-www-form-urlencoded", .accept: "application/json"],
-            body: Array(form.utf8), timeout: timeout
-        )
+        let request = makeRequest(now())
         let response: CurlResponse
         do {
             response = try await http.send(request)
@@ -116,5 +108,18 @@ public final class FCMAccessTokenProvider: Sendable {
         } catch {
             return .failure(error)
         }
+    }
+}
+
+extension OAuthAccessTokenProvider {
+    /// A form-encoded `POST` to a token endpoint, asking for a JSON answer.
+    public static func formRequest(
+        endpoint: String, form: [(name: String, value: String)], timeout: Duration
+    ) -> CurlRequest {
+        CurlRequest(
+            method: .post, url: endpoint,
+            headers: [.contentType: "application/x-www-form-urlencoded", .accept: "application/json"],
+            body: Array(FormEncoding.encode(form).utf8), timeout: timeout
+        )
     }
 }
