@@ -7,16 +7,12 @@ public enum WNSAccessTokenProvider {
     public static let scope = "notify.windows.com"
 
     public static func make(
-        packageSid: String,
-        secret: String,
-        tokenEndpoint: String,
-        http: CurlClient,
-        timeout: Duration = .seconds(15),
-        refreshMargin: Duration = .seconds(300),
-        now: @escaping @Sendable () -> Date = { Date() }
+        _ configuration: WNSConfiguration, http: CurlClient, now: @escaping @Sendable () -> Date = { Date() }
     ) -> OAuthAccessTokenProvider {
-        OAuthAccessTokenProvider(http: http, refreshMargin: refreshMargin, now: now) { _ in
-            tokenRequest(packageSid: packageSid, secret: secret, tokenEndpoint: tokenEndpoint, timeout: timeout)
+        OAuthAccessTokenProvider(http: http, now: now) { _ in
+            tokenRequest(
+                packageSid: configuration.packageSid, secret: configuration.secret,
+                tokenEndpoint: configuration.tokenEndpoint, timeout: configuration.requestTimeout)
         }
     }
 

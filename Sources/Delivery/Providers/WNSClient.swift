@@ -32,10 +32,7 @@ public final class WNSClient: Sendable {
             shared: http, tls: CurlTLSConfiguration(caFile: configuration.caFile),
             hostConnections: configuration.connectionsPerHost, totalConnections: configuration.totalConnections,
             maxInFlight: configuration.maxInFlight, timeout: configuration.requestTimeout, logger: logger)
-        tokens = WNSAccessTokenProvider.make(
-            packageSid: configuration.packageSid, secret: configuration.secret,
-            tokenEndpoint: configuration.tokenEndpoint, http: self.http, timeout: configuration.requestTimeout,
-            now: now)
+        tokens = WNSAccessTokenProvider.make(configuration, http: self.http, now: now)
     }
 
     /// One attempt, classified. A 401/403 has already dropped the cached access token, so an immediate second

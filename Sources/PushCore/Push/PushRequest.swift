@@ -6,7 +6,7 @@ public struct PushRequest: Sendable, Equatable {
     public enum Audience: Sendable, Equatable {
         /// Installations matching `where` (with `channels` folded in).
         case query(JSON)
-        /// Explicit device ids of one platform: deviceTokens, registrationIds or installationIds.
+        /// Explicit device ids of one platform: deviceTokens, registrationIds, subscriptionUris or installationIds.
         case devices(platform: PushPlatform, ids: [String])
     }
 
