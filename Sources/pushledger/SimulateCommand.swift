@@ -8,7 +8,7 @@ import Simulator
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
-        abstract: "Run the APNs + FCM + OAuth provider simulator over TLS/HTTP/2 on loopback.",
+        abstract: "Run the APNs + FCM + WNS + OAuth provider simulator over TLS/HTTP/2 on loopback.",
         discussion: """
             Prints one JSON line when ready: the port, the CA file to trust, and the app settings that point an
             app at the simulator (pushledger app set --app ID key=value ...).
@@ -24,6 +24,9 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(name: .customLong("apns-team-id")) var apnsTeamId: String?
     @Option(name: .customLong("fcm-service-account"), help: "A service-account JSON whose assertions are accepted")
     var serviceAccount: String?
+    @Option(name: .customLong("wns-package-sid"), help: "The package SID whose secret the WNS token endpoint takes")
+    var wnsPackageSid: String?
+    @Option(name: .customLong("wns-secret")) var wnsSecret: String?
     @Option(name: .customLong("latency-ms"), help: "Fixed answer latency") var latency = 0
     @Option(name: .customLong("goaway-after"), help: "Send GOAWAY after this many streams per connection")
     var goAwayAfter: Int?
@@ -42,6 +45,11 @@ struct SimulateCommand: AsyncParsableCommand {
         }
         if let serviceAccount {
             config.serviceAccounts = [try ServiceAccountVerificationKey(serviceAccountFile: serviceAccount)]
+        }
+        switch (wnsPackageSid, wnsSecret) {
+        case (let sid?, let secret?): config.wnsCredentials = [WNSCredentials(packageSid: sid, secret: secret)]
+        case (nil, nil): break
+        default: throw ValidationError("--wns-package-sid and --wns-secret go together")
         }
         config.latency = SimulatorLatency(fixedMilliseconds: latency)
         config.goAwayAfterStreams = goAwayAfter

@@ -87,7 +87,12 @@ struct InstallationAPITests {
             ("POST", "/1.1/installations", ["deviceToken": .string(tokenB)], nil, 400, 135),
             ("POST", "/1.1/installations", ["deviceType": "android"], nil, 400, 135),
             ("POST", "/1.1/installations", ["deviceType": "ios"], nil, 400, 135),
-            ("POST", "/1.1/installations", ["deviceType": "windows", "installationId": "x"], nil, 400, 1),
+            ("POST", "/1.1/installations", ["deviceType": "blackberry", "installationId": "x"], nil, 400, 1),
+            ("POST", "/1.1/installations", ["deviceType": "windows", "installationId": "x"], nil, 400, 135),
+            (
+                "POST", "/1.1/installations",
+                ["deviceType": "wp", "installationId": "x", "subscriptionUri": "ftp://x/1"], nil, 400, 1
+            ),
             (
                 "POST", "/1.1/installations", ["deviceType": "ios", "deviceToken": .string(tokenB), "badge": -1], nil,
                 400, 1

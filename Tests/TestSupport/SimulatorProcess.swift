@@ -5,7 +5,8 @@ import PushCore
     import FoundationNetworking
 #endif
 
-/// Throw-away provider credentials made with the openssl CLI: an APNs .p8 key and an FCM service account.
+/// Throw-away provider credentials made with the openssl CLI: an APNs .p8 key and an FCM service account, and
+/// a WNS package SID and secret.
 public struct ProviderKeys: Sendable {
     public let directory: String
     public var apnsKeyFile: String { directory + "/apns.p8" }
@@ -13,6 +14,8 @@ public struct ProviderKeys: Sendable {
     public let keyId = "TESTKEY01"
     public let teamId = "TEAMID0001"
     public let topic = "com.example.pushledger"
+    public let wnsPackageSid = "ms-app://s-1-15-2-1234567890"
+    public let wnsSecret = "wns+secret/Value="
 
     public static func make() throws -> ProviderKeys {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pl-keys-\(UUID().uuidString)").path
@@ -38,6 +41,7 @@ public struct ProviderKeys: Sendable {
         simulator.appSettings.map { "\($0)=\($1)" }.sorted() + [
             "apns.key_file=\(apnsKeyFile)", "apns.key_id=\(keyId)", "apns.team_id=\(teamId)", "apns.topic=\(topic)",
             "fcm.service_account_file=\(serviceAccountFile)", "fcm.project_id=demo",
+            "wns.package_sid=\(wnsPackageSid)", "wns.secret=\(wnsSecret)",
         ]
     }
 }
@@ -57,7 +61,7 @@ public final class SimulatorProcess: @unchecked Sendable {
             [
                 "simulate", "--port", "0", "--cert-dir", keys.directory + "/certs", "--apns-key-file", keys.apnsKeyFile,
                 "--apns-key-id", keys.keyId, "--apns-team-id", keys.teamId, "--fcm-service-account",
-                keys.serviceAccountFile,
+                keys.serviceAccountFile, "--wns-package-sid", keys.wnsPackageSid, "--wns-secret", keys.wnsSecret,
             ] + extraArguments
         let output = try ChildOutput()
         p.standardOutput = try output.handle()
@@ -92,6 +96,9 @@ public final class SimulatorProcess: @unchecked Sendable {
         p.waitUntilExit()
         return try JSON.parse(String(decoding: data, as: UTF8.self))
     }
+
+    /// A channel URI of the WNS look-alike; the default rules answer 410 to ids starting `expired-`.
+    public func wnsChannel(_ id: String) -> String { "https://127.0.0.1:\(port)/wns/\(id)" }
 
     public func requests(token: String) throws -> JSON { try control("requests?token=\(token)") }
 

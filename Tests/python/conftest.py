@@ -337,6 +337,8 @@ def push_app(server, simulator):
         "apns.key_file": simulator.apns_key_file, "apns.key_id": simulator.key_id,
         "apns.team_id": simulator.team_id, "apns.topic": APNS_TOPIC,
         "fcm.service_account_file": simulator.service_account_file, "fcm.project_id": "demo",
+        # The simulator started without --wns-package-sid takes any package SID and secret.
+        "wns.package_sid": "ms-app://s-1-15-2-pytest", "wns.secret": "pytest-secret",
     })
     server.cli("app", "set", "--app", app.app_id, *("%s=%s" % kv for kv in sorted(settings.items())))
     return app

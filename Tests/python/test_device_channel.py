@@ -186,8 +186,12 @@ def test_one_push_reaches_every_platform_with_its_own_payload(server, simulator,
     channel = "mixed-" + secrets.token_hex(4)
     ios_token = secrets.token_hex(32)
     fcm_token = "fcm-" + secrets.token_hex(16)
+    wns_channel = "win-" + secrets.token_hex(8)
+    wns_uri = simulator.control[:-len("/_sim")] + "/wns/" + wns_channel
     for body in ({"deviceType": "ios", "deviceToken": ios_token, "channels": [channel]},
                  {"deviceType": "android", "registrationId": fcm_token, "installationId": "fcm-" + fcm_token,
+                  "channels": [channel]},
+                 {"deviceType": "windows", "subscriptionUri": wns_uri, "installationId": wns_channel,
                   "channels": [channel]}):
         r = requests.post(server.url("/installations"), json=body, headers=push_app.master_headers())
         assert r.status_code == 201, r.text
@@ -196,15 +200,17 @@ def test_one_push_reaches_every_platform_with_its_own_payload(server, simulator,
         push_id = push(server, push_app, {"channels": [channel], "data": {
             "ios": {"alert": "for ios", "badge": 3},
             "android": {"alert": "for android", "title": "T", "extra": {"k": 1}},
+            "wp": {"alert": "for windows", "title": "W"},
         }})
         frame = next_message(ws)
         assert frame["pushId"] == push_id
         assert frame["data"] == {"alert": "for android", "title": "T", "extra": {"k": 1}}, frame
         ack(ws, frame)
         rec = wait_record(server, push_app, push_id, lambda r: r["status"] == "done" and r["channelPending"] == 0
-                          and r["successes"] == 3)
-    assert counts(rec) == {"devices": 3, "successes": 3, "errors": 0, "iosSuccesses": 1, "androidSuccesses": 2,
+                          and r["successes"] == 4)
+    assert counts(rec) == {"devices": 4, "successes": 4, "errors": 0, "iosSuccesses": 1, "androidSuccesses": 2,
                            "channelPending": 0}, rec
+    assert rec["windowsSuccesses"] == 1, rec
     # What the vendors' look-alikes received: each its own platform's content.
     apns = simulator.requests_for(ios_token)
     assert apns["accepted"] == 1, apns
@@ -212,6 +218,10 @@ def test_one_push_reaches_every_platform_with_its_own_payload(server, simulator,
     fcm = simulator.requests_for(fcm_token)
     assert fcm["accepted"] == 1, fcm
     assert "for android" in json.dumps(fcm["recorded"][0]["payload"])
+    wns = simulator.requests_for(wns_channel)
+    assert wns["accepted"] == 1, wns
+    shown = json.dumps(wns["recorded"][0])
+    assert "for windows" in shown and "for android" not in shown and "for ios" not in shown, wns
 
 
 def test_offline_device_gets_its_message_on_connect_and_an_expired_one_never(server, push_app, device_server):

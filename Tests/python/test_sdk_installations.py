@@ -230,3 +230,37 @@ def test_second_save_with_same_token_is_an_upsert(server, sdk, token, channel):
     body = r2.json()
     assert body["objectId"] == r1.json()["objectId"]
     assert body["createdAt"] == r1.json()["createdAt"] and "updatedAt" in body
+
+
+def test_windows_installation_via_sdk(server, sdk, token, channel):
+    """A Windows Phone SDK's `wp` installation is stored as `windows`, upserted by installationId, queryable,
+    and refused without an https channel URI (issue 15)."""
+    iid, chan = "win-" + token()[:16], channel()
+    uri = "https://db5.notify.windows.com/?token=AwYAAAD" + token()[:12]
+    inst = sdk.lc.Installation()
+    for k, v in {"deviceType": "wp", "installationId": iid, "subscriptionUri": uri, "channels": [chan]}.items():
+        inst.set(k, v)
+    inst.save()
+    got = sdk.fetch(inst.id)
+    assert got.get("deviceType") == "windows"
+    assert got.get("subscriptionUri") == uri
+
+    again = sdk.lc.Installation()
+    for k, v in {"deviceType": "windows", "installationId": iid, "badge": 3}.items():
+        again.set(k, v)
+    again.save()
+    assert again.id == inst.id
+
+    sdk.as_master()
+    q = sdk.lc.Query("_Installation")
+    q.equal_to("deviceType", "windows")
+    q.equal_to("channels", chan)
+    assert [o.id for o in q.find()] == [inst.id]
+    sdk.as_app()
+
+    bad = sdk.lc.Installation()
+    for k, v in {"deviceType": "windows", "installationId": iid + "x", "subscriptionUri": "http://x/1"}.items():
+        bad.set(k, v)
+    with pytest.raises(sdk.lc.LeanCloudError) as err:
+        bad.save()
+    assert err.value.code == 1

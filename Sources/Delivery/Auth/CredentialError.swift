@@ -5,6 +5,8 @@ public enum CredentialError: Error, Sendable, Hashable, CustomStringConvertible 
     case invalidKey(String)
     /// A service-account JSON file lacks `client_email`, `private_key` or `token_uri`.
     case invalidServiceAccount(String)
+    /// OAuth client credentials (WNS' package SID and secret) that cannot be used as they are.
+    case invalidClientCredentials(String)
     /// The refresh age lies outside Apple's 20–60 minute window.
     case invalidRefreshAge(Duration)
 
@@ -13,6 +15,7 @@ public enum CredentialError: Error, Sendable, Hashable, CustomStringConvertible 
         case .unreadableFile(let path, let reason): "cannot read \(path): \(reason)"
         case .invalidKey(let reason): "invalid private key: \(reason)"
         case .invalidServiceAccount(let reason): "invalid service account: \(reason)"
+        case .invalidClientCredentials(let reason): "invalid client credentials: \(reason)"
         case .invalidRefreshAge(let age): "provider token refresh age \(age) is outside 20–60 minutes"
         }
     }

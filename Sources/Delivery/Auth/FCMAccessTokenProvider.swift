@@ -1,120 +1,24 @@
 import Curl
 import Foundation
-import HTTPTypes
-import Synchronization
 
-/// The OAuth access token for FCM: exchanges a signed service-account assertion at the token endpoint, caches
-/// the result, and lets only one exchange run at a time (`AccessTokenStateMachine`).
-public final class FCMAccessTokenProvider: Sendable {
-    private enum Step: Sendable {
-        case token(String)
-        case failed(AccessTokenError)
-        case fetch
-    }
-
-    private struct State {
-        var machine: AccessTokenStateMachine
-        var waiters: [CheckedContinuation<Step, Never>] = []
-    }
-
-    private let signer: FCMAssertionSigner
-    private let tokenEndpoint: String
-    private let http: CurlClient
-    private let timeout: Duration
-    private let now: @Sendable () -> Date
-    private let state: Mutex<State>
-
-    public init(
+/// FCM's OAuth access token: a signed service-account assertion exchanged with the `jwt-bearer` grant.
+public enum FCMAccessTokenProvider {
+    public static func make(
         signer: FCMAssertionSigner,
         tokenEndpoint: String,
         http: CurlClient,
         timeout: Duration = .seconds(15),
         refreshMargin: Duration = .seconds(300),
         now: @escaping @Sendable () -> Date = { Date() }
-    ) {
-        self.signer = signer
-        self.tokenEndpoint = tokenEndpoint
-        self.http = http
-        self.timeout = timeout
-        self.now = now
-        state = Mutex(State(machine: AccessTokenStateMachine(refreshMargin: refreshMargin)))
-    }
-
-    public func accessToken() async throws(AccessTokenError) -> String {
-        // The common case, a cached token, takes one lock and no suspension.
-        let now = now()
-        if let token = state.withLock({ $0.machine.usableToken(now: now) }) { return token }
-        let step = await withCheckedContinuation { (waiter: CheckedContinuation<Step, Never>) in
-            let action = state.withLock { state in
-                let action = state.machine.action(now: now)
-                if action == .wait { state.waiters.append(waiter) }
-                return action
-            }
-            switch action {
-            case .use(let token): waiter.resume(returning: .token(token))
-            case .fetch: waiter.resume(returning: .fetch)
-            case .wait: break
-            }
-        }
-        switch step {
-        case .token(let token): return token
-        case .failed(let error): throw error
-        case .fetch: return try await fetchAndPublish().get()
-        }
-    }
-
-    /// FCM answered 401 to a request sent with `token`.
-    public func rejected(_ token: String) {
-        state.withLock { $0.machine.rejected(token) }
-    }
-
-    /// Runs the one exchange and hands its result to everyone who waited for it.
-    private func fetchAndPublish() async -> Result<String, AccessTokenError> {
-        // Unstructured on purpose: the exchange serves every waiter, so one caller's cancellation must not end it.
-        let result = await Task { await self.fetch() }.value
-        let waiters = state.withLock { state in
-            switch result {
-            case .success(let response):
-                state.machine.fetched(response.accessToken, expiresIn: response.expiresIn, now: now())
-            case .failure:
-                state.machine.fetchFailed()
-            }
-            let waiters = state.waiters
-            state.waiters = []
-            return waiters
-        }
-        let step: Step
-        switch result {
-        case .success(let response): step = .token(response.accessToken)
-        case .failure(let error): step = .failed(error)
-        }
-        for waiter in waiters { waiter.resume(returning: step) }
-        return result.map(\.accessToken)
-    }
-
-    private func fetch() async -> Result<OAuthTokenResponse, AccessTokenError> {
-        let assertion = signer.assertion(audience: tokenEndpoint, issuedAt: now())
-        let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion
-        let request = CurlRequest(
-            method: .post, url: tokenEndpoint,
-            headers: [.contentType: "application/x-www-form-urlencoded", .accept: "application/json"],
-            body: Array(form.utf8), timeout: timeout
-        )
-        let response: CurlResponse
-        do {
-            response = try await http.send(request)
-        } catch {
-            return .failure(.transport(error))
-        }
-        guard response.status == 200 else {
-            let body = String(decoding: response.body.prefix(512), as: UTF8.self)
-            let code = OAuthTokenResponse.errorCode(response.body)
-            return .failure(.refused(status: response.status, error: code, body: body))
-        }
-        do {
-            return .success(try OAuthTokenResponse.parse(response.body))
-        } catch {
-            return .failure(error)
+    ) -> OAuthAccessTokenProvider {
+        OAuthAccessTokenProvider(http: http, refreshMargin: refreshMargin, now: now) { now in
+            OAuthAccessTokenProvider.formRequest(
+                endpoint: tokenEndpoint,
+                form: [
+                    ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"),
+                    ("assertion", signer.assertion(audience: tokenEndpoint, issuedAt: now)),
+                ],
+                timeout: timeout)
         }
     }
 }

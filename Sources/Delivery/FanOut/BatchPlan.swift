@@ -4,13 +4,15 @@ import Logging
 import PushCore
 
 /// What every send of one batch shares, worked out once before the batch fans out: the provider client of
-/// each profile in the batch (one registry lookup per profile, not per device) and the APNs payload for
-/// devices without their own badge.
+/// each profile in the batch (one registry lookup per profile, not per device), the APNs payload for devices
+/// without their own badge, and the WNS payload (the same for every Windows device).
 struct BatchPlan: Sendable {
     let data: PushData
     private let apnsClients: [String: Result<APNsRoute, ProviderRegistry.Failure>]
     private let fcmClients: [String: Result<FCMClient, ProviderRegistry.Failure>]
+    private let wnsClients: [String: Result<WNSClient, ProviderRegistry.Failure>]
     private let sharedPayload: Result<APNsPayload?, PushDataError>
+    private let wnsPayload: Result<WNSPayload?, PushDataError>
     private let pushId: String
     /// Set when a provider's configured credentials cannot be used: the push fails with this (naming the setting).
     let pushFailure: String?
@@ -53,16 +55,27 @@ struct BatchPlan: Sendable {
                 fcm[profile] = .failure(error)
             }
         }
+        var wns: [String: Result<WNSClient, ProviderRegistry.Failure>] = [:]
+        for profile in profiles(.windows) {
+            do {
+                wns[profile] = .success(try await providers.wnsClient(app: app, profile: profile))
+            } catch {
+                logger.warning("cannot deliver push \(claim.pushId) over WNS (profile '\(profile)'): \(error)")
+                wns[profile] = .failure(error)
+            }
+        }
         let shared = Result { () throws(PushDataError) -> APNsPayload? in
             try data.apnsPayload(notificationId: claim.pushId, badge: nil)
         }
         var setupFailures: [ProviderRegistry.Failure] = []
         for case .failure(let failure) in apns.values { setupFailures.append(failure) }
         for case .failure(let failure) in fcm.values { setupFailures.append(failure) }
+        for case .failure(let failure) in wns.values { setupFailures.append(failure) }
         let pushFailure = setupFailures.lazy.compactMap(\.pushFailure).first
         return BatchPlan(
-            data: data, apnsClients: apns, fcmClients: fcm, sharedPayload: shared, pushId: claim.pushId,
-            pushFailure: pushFailure,
+            data: data, apnsClients: apns, fcmClients: fcm, wnsClients: wns, sharedPayload: shared,
+            wnsPayload: Result { () throws(PushDataError) in try data.wnsPayload(notificationId: claim.pushId) },
+            pushId: claim.pushId, pushFailure: pushFailure,
             channelExpireAt: request.expiration
                 ?? now.addingTimeInterval(Double(app.intSetting("channel.ttl_days")) * 86400))
     }
@@ -74,6 +87,15 @@ struct BatchPlan: Sendable {
 
     func fcm(_ profile: String?) throws(ProviderRegistry.Failure) -> FCMClient {
         try fcmClients[profile ?? "", default: .failure(.noCredentials("fcm"))].get()
+    }
+
+    func wns(_ profile: String?) throws(ProviderRegistry.Failure) -> WNSClient {
+        try wnsClients[profile ?? "", default: .failure(.noCredentials("wns"))].get()
+    }
+
+    /// The Windows notification body, nil when the push has no Windows content.
+    func windowsPayload() throws(PushDataError) -> WNSPayload? {
+        try wnsPayload.get()
     }
 
     /// The payload for a device: shared unless the push increments badges and this device has its own.

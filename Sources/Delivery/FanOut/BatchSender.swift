@@ -99,11 +99,7 @@ public struct BatchSender: Sendable {
                     // Re-sent batches after a crash collapse into one notification on the device.
                     collapseId: claim.pushId)
                 notification.topic = topic
-                let started = ContinuousClock.now
-                let result = await client.send(notification)
-                FanOutMetrics.providerSend("apns", ContinuousClock.now - started, attempts: result.attempts)
-                return Delivered(
-                    outcome: Self.classify(result.outcome, gate: gate, now: now), retries: result.attempts - 1)
+                return await Self.timed("apns", gate: gate, now: now) { await client.send(notification) }
             case PushPlatform.android.rawValue:
                 guard !target.token.isEmpty else { return Self.viaChannel(.android, plan: plan) }
                 let client = try plan.fcm(profile)
@@ -112,11 +108,15 @@ public struct BatchSender: Sendable {
                     let message = try plan.data.fcmMessage(
                         token: target.token, notificationId: claim.pushId, timeToLive: ttl)
                 else { return .failed(reason: "NoContentForPlatform") }
-                let started = ContinuousClock.now
-                let result = await client.send(message)
-                FanOutMetrics.providerSend("fcm", ContinuousClock.now - started, attempts: result.attempts)
-                return Delivered(
-                    outcome: Self.classify(result.outcome, gate: gate, now: now), retries: result.attempts - 1)
+                return await Self.timed("fcm", gate: gate, now: now) { await client.send(message) }
+            case PushPlatform.windows.rawValue:
+                guard !target.token.isEmpty else { return Self.viaChannel(.windows, plan: plan) }
+                let client = try plan.wns(profile)
+                guard let payload = try plan.windowsPayload() else { return .failed(reason: "NoContentForPlatform") }
+                let notification = WNSNotification(
+                    channelURI: target.token, payload: payload,
+                    timeToLive: request.expiration.map { Int64($0.timeIntervalSince(now).rounded(.down)) })
+                return await Self.timed("wns", gate: gate, now: now) { await client.send(notification) }
             default:
                 return .failed(reason: "NoDeliveryChannel")
             }
@@ -134,6 +134,16 @@ public struct BatchSender: Sendable {
         return Delivered(
             outcome: .queued(
                 QueuedMessage(platform: platform.rawValue, data: .object(content), expireAt: plan.channelExpireAt)))
+    }
+
+    /// Runs one provider send, times it for the metrics and classifies its result.
+    static func timed(
+        _ provider: String, gate: DispatchGate, now: Date, _ send: () async -> DeliveryResult
+    ) async -> Delivered {
+        let started = ContinuousClock.now
+        let result = await send()
+        FanOutMetrics.providerSend(provider, ContinuousClock.now - started, attempts: result.attempts)
+        return Delivered(outcome: classify(result.outcome, gate: gate, now: now), retries: result.attempts - 1)
     }
 
     /// The target's outcome; an answer that condemns the push itself (`ProviderReason.failsWholePush`)

@@ -12,7 +12,7 @@ enum FanOutMetrics {
     static func count(_ claim: BatchClaim, outcomes: [TargetOutcome], recorded: BatchDelivered) {
         var tally: [Key: Int64] = [:]
         for (target, outcome) in zip(claim.targets, outcomes) {
-            let provider = target.deviceType == PushPlatform.ios.rawValue ? "apns" : "fcm"
+            let provider = PushPlatform(rawValue: target.deviceType)?.providerName ?? "fcm"
             switch outcome {
             case .delivered:
                 tally[Key(provider: provider, outcome: "delivered", reason: ""), default: 0] += 1

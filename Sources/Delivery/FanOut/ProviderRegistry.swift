@@ -5,7 +5,7 @@ import Logging
 import PushCore
 
 /// Builds and caches provider clients from an app's settings. An installation's `deviceProfile` selects the
-/// `apns.<profile>.*` / `fcm.<profile>.*` settings and then takes priority over `prod`; without a profile the
+/// `apns.<profile>.*` / `fcm.<profile>.*` / `wns.<profile>.*` settings and then takes priority over `prod`; without a profile the
 /// default settings apply and `prod` picks the production or development APNs endpoint (SPEC §5).
 public actor ProviderRegistry {
     public enum Failure: Error, Sendable, CustomStringConvertible {
@@ -35,6 +35,7 @@ public actor ProviderRegistry {
 
     private var apns: [String: APNsClient] = [:]
     private var fcm: [String: FCMClient] = [:]
+    private var wns: [String: WNSClient] = [:]
     private let logger: Logger
 
     public init(logger: Logger = Logger(label: "pushledger.providers")) { self.logger = logger }
@@ -116,10 +117,34 @@ public actor ProviderRegistry {
         }
     }
 
+    /// The WNS client for a target: `wns.package_sid` and `wns.secret` (or a profile's), at `wns.token_endpoint`.
+    public func wnsClient(app: App, profile: String?) throws(Failure) -> WNSClient {
+        let p = Self.hasProfile(app, "wns", profile) ? profile : nil
+        func s(_ key: String) -> String? { Self.setting(app, "wns", p, key) }
+        guard let packageSid = s("package_sid"), let secret = s("secret") else {
+            throw .noCredentials("wns package_sid/secret for \(app.appId)")
+        }
+        let configuration = WNSConfiguration(
+            tokenEndpoint: s("token_endpoint") ?? WNSConfiguration.productionTokenEndpoint, packageSid: packageSid,
+            secret: secret, caFile: s("ca_file"))
+        // The secret is part of the key so that a changed secret gets a new client (and a new access token).
+        let key = "\(app.appId)|\(configuration.tokenEndpoint)|\(packageSid)|\(secret)|\(s("ca_file") ?? "")"
+        if let client = wns[key] { return client }
+        do {
+            let client = try WNSClient(configuration: configuration, logger: logger)
+            wns[key] = client
+            return client
+        } catch {
+            throw .badCredentials("\(p.map { "wns.\($0)." } ?? "wns.")package_sid: \(error)")
+        }
+    }
+
     public func shutdown() async {
         for client in apns.values { await client.shutdown() }
         for client in fcm.values { await client.shutdown() }
+        for client in wns.values { await client.shutdown() }
         apns.removeAll()
         fcm.removeAll()
+        wns.removeAll()
     }
 }

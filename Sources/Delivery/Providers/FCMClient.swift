@@ -10,7 +10,7 @@ public final class FCMClient: Sendable {
     public let projectId: String
     private let http: CurlClient
     private let ownsHTTP: Bool
-    private let tokens: FCMAccessTokenProvider
+    private let tokens: OAuthAccessTokenProvider
     private let sendURL: String
     private let now: @Sendable () -> Date
 
@@ -43,7 +43,7 @@ public final class FCMClient: Sendable {
             shared: http, tls: CurlTLSConfiguration(caFile: configuration.caFile),
             hostConnections: configuration.connections, totalConnections: configuration.connections + 1,
             maxInFlight: configuration.maxInFlight, timeout: configuration.requestTimeout, logger: logger)
-        tokens = FCMAccessTokenProvider(
+        tokens = FCMAccessTokenProvider.make(
             signer: signer, tokenEndpoint: configuration.tokenEndpoint ?? account.tokenURI, http: self.http,
             timeout: configuration.requestTimeout, now: now
         )

@@ -19,6 +19,13 @@ extension ProviderReason {
             case .thirdPartyAuthError, .permissionDenied, .unauthenticated: return true
             default: return false
             }
+        case .wns(let reason):
+            switch reason {
+            // 401 even with a fresh token: the package SID/secret are refused. 403 is not here: it can be
+            // one channel that belongs to another app.
+            case .unauthorized, .payloadTooLarge, .accessToken: return true
+            default: return false
+            }
         case .accessToken:
             return true
         case .httpStatus, .transport:
@@ -31,6 +38,7 @@ extension ProviderReason {
         switch self {
         case .apns: "APNs"
         case .fcm, .accessToken: "FCM"
+        case .wns: "WNS"
         case .httpStatus, .transport: "the provider"
         }
     }

@@ -4,6 +4,7 @@ import Curl
 public enum ProviderReason: Sendable, Hashable, CustomStringConvertible {
     case apns(APNsErrorReason)
     case fcm(FCMErrorCode)
+    case wns(WNSErrorReason)
     /// An error status without a readable reason (a proxy's 502 page, say).
     case httpStatus(Int)
     /// No answer: connection, TLS or timeout trouble.
@@ -11,11 +12,13 @@ public enum ProviderReason: Sendable, Hashable, CustomStringConvertible {
     /// No OAuth access token could be had for FCM.
     case accessToken(AccessTokenError)
 
-    /// The text recorded in events and reports: Apple's or Google's reason verbatim where there is one.
+    /// The text recorded in events and reports: Apple's or Google's reason verbatim where there is one, WNS'
+    /// status by Microsoft's name for it.
     public var description: String {
         switch self {
         case .apns(let reason): reason.description
         case .fcm(let code): code.description
+        case .wns(let reason): reason.description
         case .httpStatus(let status): "HTTP \(status)"
         case .transport(let error): error.description
         case .accessToken(let error): error.description

@@ -47,11 +47,14 @@ public struct PushStatsProjection: Projection {
                 """
                 UPDATE \(unsafeRaw: stats) SET successes = successes + \(b.successes), errors = errors + \(b.errors),
                     ios_successes = ios_successes + \(b.iosSuccesses),
-                    android_successes = android_successes + \(b.androidSuccesses)
+                    android_successes = android_successes + \(b.androidSuccesses),
+                    windows_successes = windows_successes + \(b.windowsSuccesses ?? 0)
                 WHERE app_id = \(app) AND push_id = \(b.objectId)
                 """)
-            for (platform, count) in [(PushPlatform.ios, b.iosSuccesses), (.android, b.androidSuccesses)]
-            where count > 0 {
+            let counts = [
+                (PushPlatform.ios, b.iosSuccesses), (.android, b.androidSuccesses), (.windows, b.windowsSuccesses ?? 0),
+            ]
+            for (platform, count) in counts where count > 0 {
                 try await addDaily(
                     app: app, at: at, platform: platform.rawValue, "successes", count, on: conn, schema: schema)
             }
@@ -115,10 +118,12 @@ public struct PushStatsProjection: Projection {
         let r = try ChannelResults(json: event.data)
         let acked = ChannelResults.reason(of: event.type) == nil
         let android = acked ? r.platforms["android"] ?? 0 : 0
+        let windows = acked ? r.platforms["windows"] ?? 0 : 0
         try await conn.enqueue(
             """
             UPDATE \(unsafeRaw: schema).push_stats SET successes = successes + \(acked ? r.count : 0),
-                errors = errors + \(acked ? 0 : r.count), android_successes = android_successes + \(android)
+                errors = errors + \(acked ? 0 : r.count), android_successes = android_successes + \(android),
+                windows_successes = windows_successes + \(windows)
             WHERE app_id = \(event.appId) AND push_id = \(r.objectId)
             """)
         guard acked else { return }

@@ -137,7 +137,7 @@ public struct InstallationProjection: Projection {
 
     /// The tokens a registration makes usable again.
     private static func forgivenTokens(_ fields: JSON?) -> [String] {
-        [fields?["deviceToken"]?.stringValue, fields?["registrationId"]?.stringValue].compactMap { $0 }
+        ["deviceToken", "registrationId", "subscriptionUri"].compactMap { fields?[$0]?.stringValue }
     }
 
     /// A token registered again after its invalidation is usable again: the DELETE that says so, as a

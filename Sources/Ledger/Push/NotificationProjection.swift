@@ -61,7 +61,8 @@ public struct NotificationProjection: Projection {
                         FROM jsonb_object_keys(error_reasons || \(reasons)::jsonb) AS k), '{}'),
                     invalid_tokens = invalid_tokens + \(b.invalidTokens),
                     ios_successes = ios_successes + \(b.iosSuccesses),
-                    android_successes = android_successes + \(b.androidSuccesses), updated_at = \(b.at)::timestamptz
+                    android_successes = android_successes + \(b.androidSuccesses),
+                    windows_successes = windows_successes + \(b.windowsSuccesses ?? 0), updated_at = \(b.at)::timestamptz
                 WHERE app_id = \(event.appId) AND object_id = \(pushId)
                 """)
             if let queued = b.queued, queued > 0 {
@@ -113,6 +114,7 @@ public struct NotificationProjection: Projection {
             """
             UPDATE \(unsafeRaw: table) SET successes = successes + \(successes), errors = errors + \(n - successes),
                 android_successes = android_successes + \(successes > 0 ? r.platforms["android"] ?? 0 : 0),
+                windows_successes = windows_successes + \(successes > 0 ? r.platforms["windows"] ?? 0 : 0),
                 error_reasons = coalesce((
                     SELECT jsonb_object_agg(k, coalesce((error_reasons ->> k)::bigint, 0)
                                                + coalesce((\(reasons)::jsonb ->> k)::bigint, 0))

@@ -128,7 +128,7 @@ public struct PushBatches: Sendable {
                 }
                 queued.removeAll { unreachable.contains($0.objectId) }
             }
-            var successes: Int64 = 0, ios: Int64 = 0, android: Int64 = 0, errors: Int64 = 0
+            var successes: Int64 = 0, ios: Int64 = 0, android: Int64 = 0, windows: Int64 = 0, errors: Int64 = 0
             var reasons: [String: Int64] = [:]
             var failures: [String: String] = [:]
             var handedBack: [PushTarget] = []
@@ -137,7 +137,11 @@ public struct PushBatches: Sendable {
                 switch outcome {
                 case .delivered:
                     successes += 1
-                    if target.deviceType == PushPlatform.ios.rawValue { ios += 1 } else { android += 1 }
+                    switch PushPlatform(rawValue: target.deviceType) {
+                    case .ios?: ios += 1
+                    case .windows?: windows += 1
+                    case .android?, nil: android += 1
+                    }
                     continue
                 case .notSent where live:
                     handedBack.append(target)
@@ -155,7 +159,8 @@ public struct PushBatches: Sendable {
             }
             let delivered = BatchDelivered(
                 objectId: claim.pushId, batch: Int64(claim.batchNo), at: at, successes: successes, iosSuccesses: ios,
-                androidSuccesses: android, errors: errors, invalidTokens: Int64(invalid.count), reasons: reasons,
+                androidSuccesses: android, windowsSuccesses: windows, errors: errors,
+                invalidTokens: Int64(invalid.count), reasons: reasons,
                 failures: failures, handedBack: handedBack.isEmpty ? nil : Int64(handedBack.count),
                 queued: queued.isEmpty ? nil : Int64(queued.count))
             var events = [NewEvent(PushEvent.batchDelivered, delivered)]
@@ -232,7 +237,7 @@ public struct PushBatches: Sendable {
         if !target.objectId.isEmpty {
             let row = try await tx.connection.query(
                 """
-                SELECT version, coalesce(device_token, registration_id) AS token FROM installations
+                SELECT version, coalesce(device_token, registration_id, subscription_uri) AS token FROM installations
                 WHERE app_id = \(tx.appId) AND object_id = \(target.objectId)
                 """
             ).first

@@ -8,7 +8,8 @@ public struct PushRecord: Sendable {
 
     static let columns = """
         object_id, notification_id, data, where_query, prod, status, devices, successes, errors, invalid_tokens,
-        ios_successes, android_successes, channel_pending, opens, push_time, expiration_time, created_at, updated_at, error_reasons
+        ios_successes, android_successes, windows_successes, channel_pending, opens, push_time, expiration_time,
+        created_at, updated_at, error_reasons
         """
 
     init(row: PGRow) throws {
@@ -22,7 +23,8 @@ public struct PushRecord: Sendable {
         for (key, column) in [
             ("devices", "devices"), ("successes", "successes"), ("errors", "errors"),
             ("invalidTokens", "invalid_tokens"),
-            ("iosSuccesses", "ios_successes"), ("androidSuccesses", "android_successes"), ("opens", "opens"),
+            ("iosSuccesses", "ios_successes"), ("androidSuccesses", "android_successes"),
+            ("windowsSuccesses", "windows_successes"), ("opens", "opens"),
             // Messages waiting on the own device channel: neither successes nor errors until acked or expired.
             ("channelPending", "channel_pending"),
         ] {

@@ -136,8 +136,8 @@ public struct PushStore: Sendable {
         case refused(LeanError)
     }
 
-    /// `/push/devices` targets: iOS ids are device tokens; Android ids are registrationIds or installationIds.
-    /// Tokens a provider declared invalid are dropped.
+    /// `/push/devices` targets: iOS ids are device tokens; Android ids are registrationIds or installationIds;
+    /// Windows ids are subscriptionUris or installationIds. Tokens a provider declared invalid are dropped.
     static func deviceTargets(
         appId: String, platform: PushPlatform, ids: [String], on conn: PGConnection
     ) async throws
@@ -146,14 +146,17 @@ public struct PushStore: Sendable {
         let unique = Array(NSOrderedSet(array: ids)) as! [String]
         let known = try await conn.query(
             """
-            SELECT object_id, installation_id, device_token, registration_id, device_profile, badge FROM installations
+            SELECT object_id, installation_id, device_token, registration_id, subscription_uri, device_profile, badge
+            FROM installations
             WHERE app_id = \(appId) AND device_type = \(platform.rawValue)
               AND (device_token = ANY(\(unique)::text[]) OR installation_id = ANY(\(unique)::text[])
-                   OR registration_id = ANY(\(unique)::text[]))
+                   OR registration_id = ANY(\(unique)::text[]) OR subscription_uri = ANY(\(unique)::text[]))
             """)
         var byId: [String: PGRow] = [:]
         for row in known {
-            for key in ["device_token", "installation_id", "registration_id"] { if let v = row[key] { byId[v] = row } }
+            for key in ["device_token", "installation_id", "registration_id", "subscription_uri"] {
+                if let v = row[key] { byId[v] = row }
+            }
         }
         let invalid = Set(
             try await conn.query(
@@ -162,7 +165,16 @@ public struct PushStore: Sendable {
         var targets: [PushTarget] = []
         for id in unique {
             let row = byId[id]
-            let token = platform == .ios ? id : (row?["registration_id"] ?? (row == nil ? id : ""))
+            let token: String
+            switch platform {
+            case .ios: token = id
+            case .android: token = row?["registration_id"] ?? (row == nil ? id : "")
+            // An unknown id is only taken for a channel URI when it is one: the server POSTs to it.
+            case .windows:
+                token =
+                    row?["subscription_uri"]
+                    ?? (row == nil && InstallationFields.isValidSubscriptionUri(id) ? id : "")
+            }
             if invalid.contains(token) { continue }
             targets.append(
                 PushTarget(

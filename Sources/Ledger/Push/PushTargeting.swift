@@ -108,7 +108,8 @@ public struct PushTargeting: Sendable {
                 Int64(pageSize), max(0, quota - (try await PushLimits.devicesToday(app: app, now: now, on: conn))))
             let rows = try await conn.query(
                 """
-                SELECT object_id, device_type, device_token, registration_id, device_profile, badge FROM installations
+                SELECT object_id, device_type, device_token, registration_id, subscription_uri, device_profile, badge
+                FROM installations
                 WHERE \(condition) AND object_id > \(cursor ?? "")
                 ORDER BY object_id LIMIT \(allowed)
                 """)
@@ -127,7 +128,7 @@ public struct PushTargeting: Sendable {
                 guard let platform = PushPlatform(rawValue: type), pushData.content(for: platform) != nil else {
                     continue
                 }
-                let token = (platform == .ios ? row["device_token"] : row["registration_id"]) ?? ""
+                let token = row[platform.tokenColumn] ?? ""
                 targets.append(
                     PushTarget(
                         objectId: try row.string("object_id"), deviceType: type, token: token,

@@ -27,7 +27,7 @@ enum EventSummary {
 
     private static func shortened(_ json: JSON) -> JSON {
         guard var o = json.objectValue else { return json }
-        for key in ["deviceToken", "registrationId"] {
+        for key in ["deviceToken", "registrationId", "subscriptionUri"] {
             if let t = o[key]?.stringValue { o[key] = .string(short(t)) }
         }
         return .object(o)

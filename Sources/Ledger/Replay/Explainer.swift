@@ -74,7 +74,7 @@ public struct Explainer: Sendable {
         var tokens: [String] = []
         for e in stream {
             let fields = e.event.data["fields"] ?? e.event.data["set"]
-            for key in ["deviceToken", "registrationId", "installationId"] {
+            for key in ["deviceToken", "registrationId", "subscriptionUri", "installationId"] {
                 if let t = fields?[key]?.stringValue, !t.isEmpty, !tokens.contains(t) { tokens.append(t) }
             }
         }

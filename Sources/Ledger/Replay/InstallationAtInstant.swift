@@ -105,7 +105,7 @@ struct InstallationAtInstant {
             ]
         }
         let fields = try row.json("data")
-        let tokens = ["deviceToken", "installationId", "registrationId"].compactMap { k in
+        let tokens = ["deviceToken", "installationId", "registrationId", "subscriptionUri"].compactMap { k in
             fields[k]?.stringValue.map { "\(k) \($0)" }
         }
         return [
@@ -118,7 +118,7 @@ struct InstallationAtInstant {
                 met: try await holds(
                     """
                     device_token = ANY(\(ids)::text[]) OR installation_id = ANY(\(ids)::text[])
-                        OR registration_id = ANY(\(ids)::text[])
+                        OR registration_id = ANY(\(ids)::text[]) OR subscription_uri = ANY(\(ids)::text[])
                     """)),
         ]
     }

@@ -24,6 +24,10 @@ public enum AppSettings {
     public static let fcmKeys: Set<String> = [
         "endpoint", "token_endpoint", "project_id", "service_account_file", "ca_file",
     ]
+    /// WNS: the app's package SID and client secret, exchanged at `token_endpoint` (Microsoft's by default).
+    public static let wnsKeys: Set<String> = ["token_endpoint", "package_sid", "secret", "ca_file"]
+
+    static let providerKeys: [String: Set<String>] = ["apns": apnsKeys, "fcm": fcmKeys, "wns": wnsKeys]
 
     public static let defaults: [String: JSON] = [
         "client_push": false, "push_rate_per_minute": 600, "daily_push_quota": 1_000_000,
@@ -57,7 +61,7 @@ public enum AppSettings {
         if stringKeys.contains(key) { return .string(value) }
         let parts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if parts.count == 2 || parts.count == 3, let provider = parts.first, let last = parts.last {
-            let known = provider == "apns" ? apnsKeys : provider == "fcm" ? fcmKeys : []
+            let known = providerKeys[provider] ?? []
             let profileOK = parts.count == 2 || InstallationFields.isValidFieldName(parts[1])
             if known.contains(last), profileOK { return .string(value) }
         }

@@ -1,9 +1,12 @@
+import Foundation
+
 /// Validation rules for `_Installation` fields (SPEC §3).
 public enum InstallationFields {
     /// Fields the server assigns; a client cannot set them.
     public static let serverAssigned: Set<String> = ["objectId", "createdAt", "updatedAt"]
     public static let immutable: [String] = ["deviceType", "installationId"]
-    public static let deviceTypes: Set<String> = ["ios", "android"]
+    /// Accepted `deviceType`s; `wp` is stored as `windows` (`PushPlatform(deviceType:)`).
+    public static let deviceTypes: Set<String> = ["ios", "android", "windows", "wp"]
     static let stringFields: Set<String> = [
         "deviceToken", "installationId", "registrationId", "subscriptionUri", "timeZone", "localeIdentifier",
         "deviceProfile", "apnsTopic", "apnsTeamId", "appName", "appVersion", "deviceType",
@@ -41,6 +44,15 @@ public enum InstallationFields {
             }
     }
 
+    /// A WNS channel URI: an absolute `https` URL with a host, as Windows' `PushNotificationChannel.Uri` is.
+    public static func isValidSubscriptionUri(_ uri: String) -> Bool {
+        guard uri.utf8.count <= 2048, uri.lowercased().hasPrefix("https://"),
+            !uri.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }),
+            let components = URLComponents(string: uri), let host = components.host, !host.isEmpty
+        else { return false }
+        return true
+    }
+
     public static func isValidDeviceProfile(_ profile: String) -> Bool {
         profile.isEmpty || isValidFieldName(profile)
     }
@@ -54,7 +66,8 @@ public enum InstallationFields {
         switch field {
         case "deviceType":
             if !deviceTypes.contains(value.stringValue!) {
-                return .invalidParameter("Invalid deviceType: \(value.stringValue!). Expected ios or android.")
+                return .invalidParameter(
+                    "Invalid deviceType: \(value.stringValue!). Expected ios, android or windows (wp).")
             }
         case "deviceToken":
             if !isValidDeviceToken(value.stringValue!) {

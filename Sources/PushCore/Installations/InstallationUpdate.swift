@@ -33,6 +33,9 @@ public struct InstallationUpdate: Sendable, Equatable {
                 newValue = value
             }
             if key == "deviceToken", let token = newValue?.stringValue { newValue = .string(token.lowercased()) }
+            if key == "deviceType", let type = newValue?.stringValue, let platform = PushPlatform(deviceType: type) {
+                newValue = .string(platform.rawValue)
+            }
             if InstallationFields.immutable.contains(key), !isCreate, let existing = current[key], existing != newValue
             {
                 throw .immutableField(key)
@@ -51,6 +54,10 @@ public struct InstallationUpdate: Sendable, Equatable {
         if isCreate {
             try requireIdentity(fields)
             unset = []
+        } else if fields["deviceType"]?.stringValue == PushPlatform.windows.rawValue,
+            set["subscriptionUri"] != nil || unset.contains("subscriptionUri")
+        {
+            try requireWindowsChannel(fields)
         }
         return InstallationUpdate(fields: fields, set: set, unset: unset)
     }
@@ -67,8 +74,23 @@ public struct InstallationUpdate: Sendable, Equatable {
             if fields["installationId"] == nil {
                 throw .missingField("installationId is required for an android installation.")
             }
+        case PushPlatform.windows.rawValue:
+            if fields["installationId"] == nil {
+                throw .missingField("installationId is required for a windows installation.")
+            }
+            try requireWindowsChannel(fields)
         default:
             break
+        }
+    }
+
+    /// A Windows installation is reached through its WNS channel URI, so it must have a usable one.
+    static func requireWindowsChannel(_ fields: [String: JSON]) throws(LeanError) {
+        guard let uri = fields["subscriptionUri"]?.stringValue else {
+            throw .missingField("subscriptionUri is required for a windows installation.")
+        }
+        guard InstallationFields.isValidSubscriptionUri(uri) else {
+            throw .invalidParameter("Invalid subscriptionUri: a WNS channel URI is an https URL.")
         }
     }
 

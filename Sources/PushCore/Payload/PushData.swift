@@ -1,6 +1,6 @@
 /// A push's `data`, validated for every platform it will reach (SPEC §4.4).
 ///
-/// If `data` has any of the per-platform keys `ios`, `android`, `wp`, each platform's content is its own
+/// If `data` has any of the per-platform keys `ios`, `android`, `wp` (Windows), each platform's content is its own
 /// sub-object; a platform without one gets the remaining top-level keys, or nothing if there are none. Otherwise
 /// `data` itself is every platform's content. Validation builds each platform's payload once with a long
 /// placeholder id and the largest badge, so a push refused for size is refused when it is requested, not per device.
@@ -26,12 +26,13 @@ public struct PushData: Sendable, Hashable {
         if let android = content(for: .android) {
             _ = try FCMMessage.payload(from: android, notificationId: placeholder)
         }
+        _ = try wnsPayload(notificationId: placeholder)
     }
 
     /// The content delivered to `platform`, or nil when the push has nothing for it.
     public func content(for platform: PushPlatform) -> [String: JSON]? {
         guard fields.keys.contains(where: PushPlatform.contentKeys.contains) else { return fields }
-        if case .object(let own)? = fields[platform.rawValue] { return own }
+        if case .object(let own)? = fields[platform.contentKey] { return own }
         let shared = fields.filter { !PushPlatform.contentKeys.contains($0.key) }
         return shared.isEmpty ? nil : shared
     }
@@ -58,5 +59,12 @@ public struct PushData: Sendable, Hashable {
     {
         guard let content = content(for: .android) else { return nil }
         return try FCMMessage(content: content, token: token, notificationId: notificationId, timeToLive: timeToLive)
+    }
+
+    /// The WNS notification for one device, or nil when the push has no Windows content.
+    public func wnsPayload(notificationId: String) throws(PushDataError) -> WNSPayload? {
+        guard let content = content(for: .windows) else { return nil }
+        let explicit = fields[PushPlatform.windows.contentKey]?.objectValue != nil
+        return try WNSPayload(content: content, notificationId: notificationId, explicit: explicit)
     }
 }

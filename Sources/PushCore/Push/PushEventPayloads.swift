@@ -107,6 +107,9 @@ public struct BatchDelivered: PushEventPayload, Equatable {
     public var successes: Int64
     public var iosSuccesses: Int64
     public var androidSuccesses: Int64
+    /// Absent from events written before Windows support, and when no Windows device succeeded (so batches
+    /// without Windows targets are recorded exactly as before).
+    public var windowsSuccesses: Int64?
     public var errors: Int64
     public var invalidTokens: Int64
     /// Error counts by reason.
@@ -121,8 +124,8 @@ public struct BatchDelivered: PushEventPayload, Equatable {
 
     public init(
         objectId: String, batch: Int64, at: String, successes: Int64, iosSuccesses: Int64, androidSuccesses: Int64,
-        errors: Int64, invalidTokens: Int64, reasons: [String: Int64], failures: [String: String],
-        handedBack: Int64? = nil, queued: Int64? = nil
+        windowsSuccesses: Int64 = 0, errors: Int64, invalidTokens: Int64, reasons: [String: Int64],
+        failures: [String: String], handedBack: Int64? = nil, queued: Int64? = nil
     ) {
         self.objectId = objectId
         self.batch = batch
@@ -130,6 +133,7 @@ public struct BatchDelivered: PushEventPayload, Equatable {
         self.successes = successes
         self.iosSuccesses = iosSuccesses
         self.androidSuccesses = androidSuccesses
+        self.windowsSuccesses = windowsSuccesses == 0 ? nil : windowsSuccesses
         self.errors = errors
         self.invalidTokens = invalidTokens
         self.reasons = reasons

@@ -6,7 +6,7 @@ public struct PushRequest: Sendable, Equatable {
     public enum Audience: Sendable, Equatable {
         /// Installations matching `where` (with `channels` folded in).
         case query(JSON)
-        /// Explicit device ids of one platform: deviceTokens, registrationIds or installationIds.
+        /// Explicit device ids of one platform: deviceTokens, registrationIds, subscriptionUris or installationIds.
         case devices(platform: PushPlatform, ids: [String])
     }
 
@@ -61,8 +61,8 @@ public struct PushRequest: Sendable, Equatable {
         }
         let audience: Audience
         if devicesEndpoint {
-            guard let type = body["device_type"]?.stringValue, let platform = PushPlatform(rawValue: type) else {
-                throw .invalidParameter("device_type must be ios or android.")
+            guard let type = body["device_type"]?.stringValue, let platform = PushPlatform(deviceType: type) else {
+                throw .invalidParameter("device_type must be ios, android or windows.")
             }
             guard let list = body["device_ids"]?.arrayValue, !list.isEmpty, list.count <= maxDeviceIds else {
                 throw .invalidParameter("device_ids must be an array of 1 to \(maxDeviceIds) ids.")

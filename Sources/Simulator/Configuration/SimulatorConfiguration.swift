@@ -15,6 +15,8 @@ public struct SimulatorConfiguration: Sendable {
     public var apnsKeys: [APNsVerificationKey]
     /// Empty means any well-formed RS256 assertion is exchanged for an access token.
     public var serviceAccounts: [ServiceAccountVerificationKey]
+    /// Empty means any non-empty package SID and secret get a WNS access token.
+    public var wnsCredentials: [WNSCredentials]
     public var rules: [InjectionRule]
     public var latency: SimulatorLatency
     public var failureRatios: FailureRatios
@@ -33,6 +35,7 @@ public struct SimulatorConfiguration: Sendable {
         certificateDirectory: String = SimulatorConfiguration.defaultCertificateDirectory,
         apnsKeys: [APNsVerificationKey] = [],
         serviceAccounts: [ServiceAccountVerificationKey] = [],
+        wnsCredentials: [WNSCredentials] = [],
         rules: [InjectionRule] = InjectionRule.defaults,
         latency: SimulatorLatency = .none,
         failureRatios: FailureRatios = .none,
@@ -46,6 +49,7 @@ public struct SimulatorConfiguration: Sendable {
         self.certificateDirectory = certificateDirectory
         self.apnsKeys = apnsKeys
         self.serviceAccounts = serviceAccounts
+        self.wnsCredentials = wnsCredentials
         self.rules = rules
         self.latency = latency
         self.failureRatios = failureRatios

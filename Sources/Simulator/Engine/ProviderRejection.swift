@@ -1,4 +1,5 @@
-/// A provider error answer: the HTTP status and the provider's reason (APNs `reason`, FCM `errorCode`).
+/// A provider error answer: the HTTP status and the provider's reason (APNs `reason`, FCM `errorCode`, WNS'
+/// name for the status).
 struct ProviderRejection: Error, Hashable {
     var status: Int
     var reason: String
@@ -11,6 +12,9 @@ struct ProviderRejection: Error, Hashable {
         case (.fcm, 429): return ProviderRejection(status: 429, reason: "QUOTA_EXCEEDED")
         case (.fcm, 500): return ProviderRejection(status: 500, reason: "INTERNAL")
         case (.fcm, _): return ProviderRejection(status: 503, reason: "UNAVAILABLE")
+        case (.wns, 429): return ProviderRejection(status: 429, reason: "TooManyRequests")
+        case (.wns, 500): return ProviderRejection(status: 500, reason: "InternalServerError")
+        case (.wns, _): return ProviderRejection(status: 503, reason: "ServiceUnavailable")
         }
     }
 }

@@ -98,7 +98,7 @@ extension RuntimeSettings {
         var rules: [InjectionRule] = []
         for element in elements {
             guard let provider = element["provider"]?.stringValue.flatMap(SimulatedProvider.init(rawValue:)) else {
-                throw InvalidSettings(message: "rule.provider must be \"apns\" or \"fcm\"")
+                throw InvalidSettings(message: "rule.provider must be \"apns\", \"fcm\" or \"wns\"")
             }
             let match: TokenMatch
             if let prefix = element["prefix"]?.stringValue {

@@ -47,6 +47,8 @@ extension SimulatorEngine {
             ("apns", statistics.apns.json),
             ("fcm", statistics.fcm.json),
             ("oauth", statistics.oauth.json),
+            ("wns", statistics.wns.json),
+            ("wnsOAuth", statistics.wnsOAuth.json),
             ("connections", .integer(statistics.connections)),
             ("goAways", .integer(statistics.goAways)),
             ("recording", .bool(recording.isEnabled)),

@@ -28,19 +28,8 @@ extension SimulatorEngine {
                 validation = rejection
             }
         }
-        let rule = validation == nil ? token.flatMap { settings.rule(for: .fcm, token: $0[...]) } : nil
-        let (outcome, number) = self.state.withLock { state in
-            let outcome =
-                validation
-                ?? state.injectedFailure(provider: .fcm, token: token, rule: rule, ratios: settings.failureRatios)
-            state.count(provider: .fcm, token: token, rejection: outcome?.reason, recording: settings.recording) {
-                RecordedRequest(
-                    provider: .fcm, method: request.method, path: request.path, headers: request.headers,
-                    body: request.bodyString, status: outcome?.status ?? 200, reason: outcome?.reason, receivedAt: now
-                )
-            }
-            return (outcome, outcome == nil ? state.nextMessageNumber() : 0)
-        }
+        let (outcome, number) = self.outcome(
+            .fcm, request, token: token, validation: validation, settings: settings, now: now)
         var response: SimulatorResponse
         switch outcome {
         case .some(let rejection) where rejection.status == 401:

@@ -2,12 +2,15 @@ import Foundation
 import NIOCore
 import Synchronization
 
-/// The transport-independent heart of the simulator: routes a complete request to the APNs, FCM, OAuth or control
+/// The transport-independent heart of the simulator: routes a complete request to the APNs, FCM, WNS, OAuth or control
 /// look-alike and returns the answer. Called synchronously on event-loop threads, so nothing here blocks.
 final class SimulatorEngine: Sendable {
     let settings: Mutex<RuntimeSettings>
     let state: Mutex<SimulatorState>
     let accessTokens = Mutex(AccessTokenStore())
+    /// Kept apart from FCM's, so a token of one provider is no good at the other.
+    let wnsAccessTokens = Mutex(AccessTokenStore())
+    let wnsCredentials: Set<WNSCredentials>
     let providerTokens: ProviderTokenVerifier
     let assertions: ServiceAccountAssertionVerifier
     let connections = Atomic<Int>(0)
@@ -21,6 +24,7 @@ final class SimulatorEngine: Sendable {
         self.state = Mutex(SimulatorState(seed: configuration.failureRatios.seed))
         self.providerTokens = ProviderTokenVerifier(keys: configuration.apnsKeys)
         self.assertions = ServiceAccountAssertionVerifier(accounts: configuration.serviceAccounts)
+        self.wnsCredentials = Set(configuration.wnsCredentials)
     }
 
     func handle(_ request: SimulatorRequest) -> SimulatorResponse {
@@ -34,6 +38,12 @@ final class SimulatorEngine: Sendable {
         if path == "/token" {
             return self.handleOAuth(request)
         }
+        if path.hasPrefix(WNSRoute.prefix) {
+            return self.handleWNS(request, channel: path.dropFirst(WNSRoute.prefix.count))
+        }
+        if path == WNSRoute.tokenPath {
+            return self.handleWNSToken(request)
+        }
         if path.hasPrefix("/_sim/") {
             return self.handleControl(request, path: path)
         }
@@ -46,10 +56,13 @@ final class SimulatorEngine: Sendable {
 
     func statistics() -> SimulatorStatistics {
         let (apns, fcm, oauth, distinct) = self.state.withLock { ($0.apns, $0.fcm, $0.oauth, $0.distinctTokens) }
+        let (wns, wnsOAuth) = self.state.withLock { ($0.wns, $0.wnsOAuth) }
         return SimulatorStatistics(
             apns: apns,
             fcm: fcm,
             oauth: oauth,
+            wns: wns,
+            wnsOAuth: wnsOAuth,
             connections: self.connections.load(ordering: .relaxed),
             goAways: self.goAways.load(ordering: .relaxed),
             distinctTokens: distinct

@@ -4,6 +4,8 @@ struct SimulatorState {
     var apns = ProviderStatistics()
     var fcm = ProviderStatistics()
     var oauth = ProviderStatistics()
+    var wns = ProviderStatistics()
+    var wnsOAuth = ProviderStatistics()
     /// Keyed by the token's hash rather than the token: 8-byte keys keep a million tokens around 32 MB. A 64-bit
     /// collision among a million tokens has odds of about 3 in 100 million.
     private(set) var tokenCounters: [Int: TokenCounters] = [:]
@@ -65,6 +67,7 @@ struct SimulatorState {
         switch provider {
         case .apns: self.apns.count(rejection: rejection)
         case .fcm: self.fcm.count(rejection: rejection)
+        case .wns: self.wns.count(rejection: rejection)
         }
         guard recording.isEnabled, let token else { return }
         let key = token.hashValue

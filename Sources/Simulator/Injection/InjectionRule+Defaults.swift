@@ -18,6 +18,12 @@ extension InjectionRule {
     /// | FCM      | `quota-`        | 429 `QUOTA_EXCEEDED` for the first 2 attempts, then 200  |
     /// | FCM      | `unavailable-`  | 503 `UNAVAILABLE` for the first 2 attempts, then 200     |
     /// | FCM      | `internal-`     | 500 `INTERNAL` always                                    |
+    /// | WNS      | `expired-`      | 410 `ChannelExpired`                                     |
+    /// | WNS      | `notfound-`     | 404 `ChannelNotFound`                                    |
+    /// | WNS      | `throttled-`    | 406 `Throttled` for the first 2 attempts, then 200       |
+    /// | WNS      | `unavailable-`  | 503 `ServiceUnavailable` for the first 2 attempts, then 200 |
+    ///
+    /// WNS rules match the channel id, the part of the channel URI after `/wns/`.
     ///
     /// A uniformly random 64-hex-digit token starts with a given 4-digit prefix once in 65,536; load tests that want
     /// no failures at all should generate tokens that avoid the prefixes or set the rules to `[]`.
@@ -41,5 +47,12 @@ extension InjectionRule {
             provider: .fcm, match: .prefix("unavailable-"), status: 503, reason: "UNAVAILABLE", failingAttempts: 2
         ),
         InjectionRule(provider: .fcm, match: .prefix("internal-"), status: 500, reason: "INTERNAL"),
+        InjectionRule(provider: .wns, match: .prefix("expired-"), status: 410, reason: "ChannelExpired"),
+        InjectionRule(provider: .wns, match: .prefix("notfound-"), status: 404, reason: "ChannelNotFound"),
+        InjectionRule(
+            provider: .wns, match: .prefix("throttled-"), status: 406, reason: "Throttled", failingAttempts: 2),
+        InjectionRule(
+            provider: .wns, match: .prefix("unavailable-"), status: 503, reason: "ServiceUnavailable",
+            failingAttempts: 2),
     ]
 }

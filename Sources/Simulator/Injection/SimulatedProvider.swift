@@ -2,4 +2,5 @@
 public enum SimulatedProvider: String, Sendable, Hashable, CaseIterable {
     case apns
     case fcm
+    case wns
 }

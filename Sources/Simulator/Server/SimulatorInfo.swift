@@ -5,7 +5,7 @@ import PushCore
 public struct SimulatorInfo: Sendable, Hashable, Codable {
     public var host: String
     public var port: Int
-    /// The CA certificate clients must trust (`--cacert`, `apns.ca_file`, `fcm.ca_file`).
+    /// The CA certificate clients must trust (`--cacert`, `apns.ca_file`, `fcm.ca_file`, `wns.ca_file`).
     public var caFile: String
     /// `https://host:port`; APNs requests go to `<apnsEndpoint>/3/device/<token>`.
     public var apnsEndpoint: String
@@ -13,6 +13,10 @@ public struct SimulatorInfo: Sendable, Hashable, Codable {
     public var fcmEndpoint: String
     /// The OAuth token URL, also the `aud` service-account assertions must carry.
     public var fcmTokenEndpoint: String
+    /// The WNS token endpoint (`wns.token_endpoint`).
+    public var wnsTokenEndpoint: String
+    /// Channel URIs of the WNS look-alike are `<wnsChannelBase><channel id>`.
+    public var wnsChannelBase: String
     /// Base of the `/_sim/*` control endpoints.
     public var controlEndpoint: String
 
@@ -24,6 +28,8 @@ public struct SimulatorInfo: Sendable, Hashable, Codable {
         self.apnsEndpoint = "https://\(authority)"
         self.fcmEndpoint = "https://\(authority)"
         self.fcmTokenEndpoint = "https://\(authority)/token"
+        self.wnsTokenEndpoint = "https://\(authority)/accesstoken.srf"
+        self.wnsChannelBase = "https://\(authority)/wns/"
         self.controlEndpoint = "https://\(authority)/_sim"
     }
 
@@ -36,6 +42,8 @@ public struct SimulatorInfo: Sendable, Hashable, Codable {
             "fcm.endpoint": self.fcmEndpoint,
             "fcm.token_endpoint": self.fcmTokenEndpoint,
             "fcm.ca_file": self.caFile,
+            "wns.token_endpoint": self.wnsTokenEndpoint,
+            "wns.ca_file": self.caFile,
         ]
     }
 
@@ -47,6 +55,8 @@ public struct SimulatorInfo: Sendable, Hashable, Codable {
             ("apnsEndpoint", .string(self.apnsEndpoint)),
             ("fcmEndpoint", .string(self.fcmEndpoint)),
             ("fcmTokenEndpoint", .string(self.fcmTokenEndpoint)),
+            ("wnsTokenEndpoint", .string(self.wnsTokenEndpoint)),
+            ("wnsChannelBase", .string(self.wnsChannelBase)),
             ("controlEndpoint", .string(self.controlEndpoint)),
             ("appSettings", .members(self.appSettings.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
         ])

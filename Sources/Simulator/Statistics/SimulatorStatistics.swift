@@ -4,17 +4,23 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var fcm: ProviderStatistics
     /// The OAuth token endpoint; `accepted` is the number of access tokens issued.
     public var oauth: ProviderStatistics
+    /// The WNS look-alike: notifications to `/wns/<channel id>`.
+    public var wns: ProviderStatistics
+    /// The WNS token endpoint; `accepted` is the number of access tokens issued.
+    public var wnsOAuth: ProviderStatistics
     /// TCP connections accepted, whatever protocol they went on to speak.
     public var connections: Int
     /// GOAWAY frames sent because of ``SimulatorConfiguration/goAwayAfterStreams``.
     public var goAways: Int
-    /// Distinct APNs/FCM device tokens seen while recording was on (0 when it is off).
+    /// Distinct APNs/FCM device tokens and WNS channel ids seen while recording was on (0 when it is off).
     public var distinctTokens: Int
 
     public init(
         apns: ProviderStatistics = ProviderStatistics(),
         fcm: ProviderStatistics = ProviderStatistics(),
         oauth: ProviderStatistics = ProviderStatistics(),
+        wns: ProviderStatistics = ProviderStatistics(),
+        wnsOAuth: ProviderStatistics = ProviderStatistics(),
         connections: Int = 0,
         goAways: Int = 0,
         distinctTokens: Int = 0
@@ -22,6 +28,8 @@ public struct SimulatorStatistics: Sendable, Hashable {
         self.apns = apns
         self.fcm = fcm
         self.oauth = oauth
+        self.wns = wns
+        self.wnsOAuth = wnsOAuth
         self.connections = connections
         self.goAways = goAways
         self.distinctTokens = distinctTokens
