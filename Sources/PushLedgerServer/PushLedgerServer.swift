@@ -3,6 +3,8 @@ import Delivery
 import DeviceChannel
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Ledger
 import Logging
@@ -20,6 +22,8 @@ public enum PushLedgerServer {
         async throws
     {
         _ = Observability.registry
+        // Read before anything starts: a bad certificate path stops `serve` at once, naming the file.
+        let tls = try config.tls?.configuration()
         let ledger = LedgerComponents(
             databaseURL: config.databaseURL, maxConnections: config.maxConnections, logger: logger)
         try await LedgerMigrations.migrate(pool: ledger.pool)
@@ -35,14 +39,15 @@ public enum PushLedgerServer {
             reports: ReportRunner(pool: ledger.pool), channel: ChannelRoutes(channel: channel),
             presence: PresenceRoutes(channel: channel, installations: ledger.installations),
             operations: Observability.routes(ledger: ledger, fanOut: fanOut, metricsToken: config.metricsToken))
-        // One port for REST and devices: `/channel` requests with valid credentials become WebSockets, every
-        // other request (and a refused channel request, to learn why) goes on to the router.
+        // One port for REST and devices: upgrade requests for `/channel` become WebSockets, every other
+        // request goes on to the router. With TLS configured, both are served over it.
+        let http = HTTPServerBuilder.http1WebSocketUpgrade(
+            configuration: .init(
+                ws: .init(maxFrameSize: 64 * 1024, autoPing: .enabled(timePeriod: config.channel.pingInterval))),
+            shouldUpgrade: { request, _, _ in await channel.shouldUpgrade(request) })
+        let server = try tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: $0) }
         let app = Application(
-            router: router,
-            server: .http1WebSocketUpgrade(
-                configuration: .init(
-                    ws: .init(maxFrameSize: 64 * 1024, autoPing: .enabled(timePeriod: config.channel.pingInterval))),
-                shouldUpgrade: { request, _, _ in await channel.shouldUpgrade(request) }),
+            router: router, server: server ?? http,
             configuration: .init(address: .hostname(config.host, port: config.port), serverName: "PushLedger"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? config.port) },
             logger: logger)

@@ -16,6 +16,8 @@ public struct ServerConfiguration: Sendable {
     public var metricsToken: String?
     /// The own device channel at `/channel` (ping interval, window, expiry beat).
     public var channel = ChannelConfiguration()
+    /// When set, the port speaks HTTPS (and WSS for the own device channel).
+    public var tls: ServerTLS?
 
     public init(databaseURL: String, host: String = "127.0.0.1", port: Int = 8080, maxConnections: Int = 16) {
         self.databaseURL = databaseURL

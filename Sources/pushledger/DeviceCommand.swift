@@ -32,6 +32,7 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(help: "Exit after this many messages (all connections together).") var count: Int?
     @Option(help: "Exit after this many seconds.") var timeout: Double?
     @Option(help: "Open this many connections (load mode).") var connections: Int = 1
+    @Option(help: "PEM CA bundle to trust for an https --url (default: the system's).") var caFile: String?
 
     func validate() throws {
         if token == nil && key == nil { throw ValidationError("Give --key (to save the installation) or --token.") }
@@ -39,18 +40,23 @@ struct DeviceCommand: AsyncParsableCommand {
         if connections > 1 && token != nil {
             throw ValidationError("--token names one device; drop it with --connections.")
         }
-        guard URL(string: url)?.scheme.map({ ["http", "https"].contains($0) }) == true else {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme) else {
             throw ValidationError("--url must be an http or https URL.")
+        }
+        // The WebSocket client sends the host as TLS server name, which may not be an IP address.
+        if scheme == "https", let host = parsed.host, host.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" }) {
+            throw ValidationError(
+                "--url with https needs a host name, not an IP address (e.g. https://localhost:PORT).")
         }
     }
 
     func run() async throws {
         let registrar = DeviceRegistrar(
-            baseURL: url, appId: app, key: key, deviceType: deviceType,
+            baseURL: url, appId: app, key: key, deviceType: deviceType, caFile: caFile,
             channels: channels.map { $0.split(separator: ",").map(String.init) } ?? [])
         let run = DeviceRun(
             channelURL: DeviceRun.channelURL(base: url, appId: app), acknowledge: !noAck, limit: count,
-            timeout: timeout.map { .milliseconds(Int64($0 * 1000)) }, load: connections > 1)
+            timeout: timeout.map { .milliseconds(Int64($0 * 1000)) }, load: connections > 1, caFile: caFile)
         do {
             if connections == 1 {
                 let token: String

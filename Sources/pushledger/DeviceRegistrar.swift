@@ -9,6 +9,7 @@ struct DeviceRegistrar {
     let appId: String
     let key: String?
     let deviceType: String
+    let caFile: String?
     let channels: [String]
 
     func register(_ installationId: String) async throws -> String {
@@ -37,7 +38,8 @@ struct DeviceRegistrar {
     }
 
     private func makeClient() throws -> CurlClient {
-        var configuration = CurlConfiguration(maxHostConnections: 8, maxTotalConnections: 8)
+        var configuration = CurlConfiguration(
+            tls: CurlTLSConfiguration(caFile: caFile), maxHostConnections: 8, maxTotalConnections: 8)
         configuration.driverThreads = 1
         return try CurlClient(configuration: configuration)
     }

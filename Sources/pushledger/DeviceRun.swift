@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdWSClient
 import Logging
+import NIOSSL
 import PushCore
 import Synchronization
 
@@ -13,6 +14,8 @@ struct DeviceRun: Sendable {
     let limit: Int?
     let timeout: Duration?
     let load: Bool
+    /// CA bundle for `wss://`; nil trusts the system's.
+    let caFile: String?
 
     /// `http(s)://host[:port]` → `ws(s)://host[:port]/channel?appId=…`.
     static func channelURL(base: String, appId: String) -> String {
@@ -106,8 +109,13 @@ struct DeviceRun: Sendable {
         configuration.additionalHeaders[.authorization] = "Bearer \(token)"
         let url = channelURL + "&installationId=" + Self.escaped(installationId)
         let acknowledge = self.acknowledge
+        var tls: TLSConfiguration?
+        if let caFile {
+            tls = TLSConfiguration.makeClientConfiguration()
+            tls?.trustRoots = .file(caFile)
+        }
         let close = try await WebSocketClient.connect(
-            url: url, configuration: configuration, logger: Logger(label: "pushledger.device")
+            url: url, configuration: configuration, tlsConfiguration: tls, logger: Logger(label: "pushledger.device")
         ) { inbound, outbound, _ in
             for try await message in inbound.messages(maxSize: 64 * 1024) {
                 guard case .text(let text) = message, let frame = try? JSON.parse(text) else { continue }

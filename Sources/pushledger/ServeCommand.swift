@@ -43,6 +43,12 @@ struct ServeCommand: AsyncParsableCommand {
             "How often devices on the own channel are pinged; one that missed the previous ping is disconnected "
                 + "(env PUSHLEDGER_CHANNEL_PING_SECONDS; default 240)"))
     var channelPing: Int?
+    @Option(
+        name: .customLong("tls-cert"),
+        help: "PEM certificate chain: serve HTTPS and WSS on the port (env PUSHLEDGER_TLS_CERT; with --tls-key)")
+    var tlsCert: String?
+    @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert (env PUSHLEDGER_TLS_KEY)")
+    var tlsKey: String?
 
     func validate() throws {
         if let port, !Self.portRange.contains(port) { throw ValidationError("--port must be from 0 to 65535.") }
@@ -56,10 +62,14 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info(
             "pushledger \(PushLedgerVersion.current) starting",
             metadata: ["host": "\(config.host)", "port": "\(config.port)"])
-        try await PushLedgerServer.run(config, logger: logger) { port in
-            // One machine-readable line, so scripts and tests can find the port.
-            let line = "{\"listening\":{\"host\":\"\(config.host)\",\"port\":\(port)}}\n"
-            FileHandle.standardOutput.write(Data(line.utf8))
+        do {
+            try await PushLedgerServer.run(config, logger: logger) { port in
+                // One machine-readable line, so scripts and tests can find the port.
+                let line = "{\"listening\":{\"host\":\"\(config.host)\",\"port\":\(port)}}\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            }
+        } catch let error as ServerTLSError {
+            throw UsageError(error.description)
         }
     }
 
@@ -79,6 +89,13 @@ struct ServeCommand: AsyncParsableCommand {
         config.retentionInterval = retention > 0 ? .seconds(retention) : nil
         config.metricsToken = metricsToken ?? environment.string("METRICS_TOKEN")
         config.channel.pingInterval = .seconds(ping)
+        switch (
+            tlsCert ?? environment.string("PUSHLEDGER_TLS_CERT"), tlsKey ?? environment.string("PUSHLEDGER_TLS_KEY")
+        ) {
+        case (let cert?, let key?): config.tls = ServerTLS(certificateFile: cert, keyFile: key)
+        case (nil, nil): break
+        default: throw UsageError("--tls-cert and --tls-key (PUSHLEDGER_TLS_CERT, PUSHLEDGER_TLS_KEY) go together")
+        }
         return config
     }
 }

@@ -11,6 +11,7 @@ import json
 import os
 import secrets
 import signal
+import ssl
 import subprocess
 import threading
 import time
@@ -357,3 +358,45 @@ def test_reference_client_prints_and_acknowledges(server, push_app, device_serve
     # The error frame, or (should the client library lose it with the handshake's answer) the close code.
     output = refused.stdout + refused.stderr
     assert refused.returncode == 1 and ('"code":401' in output or "close code 4401" in output), refused
+
+
+def test_tls_serves_https_and_wss(server, simulator, push_app, tmp_path):
+    """With --tls-cert/--tls-key the port speaks HTTPS, and devices connect over WSS. The certificate is the
+    simulator's server certificate (for localhost and 127.0.0.1), issued by its private CA."""
+    certs = os.path.dirname(simulator.ca_file)
+    cert, key, ca = os.path.join(certs, "server.pem"), os.path.join(certs, "server-key.pem"), simulator.ca_file
+    alone = server.cli("serve", "--port", "0", "--tls-cert", cert, check=False)
+    assert alone.returncode == 64 and "--tls-key" in alone.stderr, alone
+    missing = server.cli("serve", "--port", "0", "--tls-cert", cert, "--tls-key", "/nonexistent/key.pem", check=False)
+    assert missing.returncode == 64 and "/nonexistent/key.pem" in missing.stderr, missing
+    proc, base = start_server(server, tmp_path / "serve.stderr", "--tls-cert", cert, "--tls-key", key)
+    try:
+        base = base.replace("http://", "https://")
+        assert requests.get(base + "/health", verify=ca).json() == {"status": "ok"}
+        with pytest.raises(requests.exceptions.ConnectionError):
+            requests.get(base.replace("https://", "http://") + "/health", timeout=5)
+        installation = "tls-" + secrets.token_hex(6)
+        r = requests.post(base + "/1.1/installations", verify=ca,
+                          json={"deviceType": "android", "installationId": installation},
+                          headers={"X-LC-Id": push_app.app_id, "X-LC-Key": push_app.app_key})
+        assert r.status_code == 201, r.text
+        context = ssl.create_default_context(cafile=ca)
+        url = base.replace("https://", "wss://") + "/channel?" + urllib.parse.urlencode(
+            {"appId": push_app.app_id, "installationId": installation, "token": r.json()["channelToken"]})
+        with connect(url, ssl=context, open_timeout=10) as ws:
+            assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
+            push_id = push(server, push_app, {"where": {"installationId": installation}, "data": {"alert": "tls"}})
+            frame = next_message(ws)
+            assert (frame["pushId"], frame["data"]) == (push_id, {"alert": "tls"}), frame
+            ack(ws, frame)
+        wait_record(server, push_app, push_id, lambda r: r["successes"] == 1)
+
+        # The reference client over TLS, trusting the certificate with --ca-file.
+        second = push(server, push_app, {"where": {"installationId": installation}, "data": {"alert": "again"}})
+        done = server.cli("device", "--url", base.replace("127.0.0.1", "localhost"), "--app", push_app.app_id, "--installation", installation,
+                          "--key", push_app.master_key + ",master", "--ca-file", ca, "--count", "1",
+                          "--timeout", "30", check=False)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout.strip().splitlines()[-1])["pushId"] == second
+    finally:
+        stop(proc)
