@@ -278,3 +278,27 @@ def test_sdk_user_with_master_key_and_owner_pointer(server, sdk, token):
     with pytest.raises(lc.LeanCloudError) as e:
         anonymous.save()
     assert e.value.code == 119
+
+
+def test_another_apps_keys_never_reach_these_objects(server):
+    other_id, other_key, other_master = ("pyClsOther" + secrets.token_hex(4), "k" + secrets.token_hex(8),
+                                         "m" + secrets.token_hex(8))
+    server.create_app("classes-other", other_id, other_key, other_master)
+    other = {"X-LC-Id": other_id, "X-LC-Key": other_master + ",master", "Content-Type": "application/json"}
+    name = cls()
+    oid = post(server, "/classes/" + name, {"city": "Beijing"}).json()["objectId"]
+    uid = post(server, "/users", {"username": "iso"}, master=True).json()["objectId"]
+    before = server.event_count()
+    for path in ["/classes/%s/%s" % (name, oid), "/users/" + uid]:
+        r = requests.get(server.url(path), headers=other, timeout=10)
+        assert r.status_code == 404 and r.json()["code"] == 101
+        r = requests.put(server.url(path), data='{"city":"x"}', headers=other, timeout=10)
+        assert r.status_code == 404
+        assert requests.delete(server.url(path), headers=other, timeout=10).status_code == 404
+    r = requests.get(server.url("/classes/" + name), params={"count": 1}, headers=other, timeout=10)
+    assert r.json() == {"results": [], "count": 0}
+    # The other app's types are its own: a Number there does not clash with this app's String.
+    assert requests.post(server.url("/classes/" + name), data='{"city":1}', headers=other,
+                         timeout=10).status_code == 201
+    assert server.event_count() == before + 1
+    assert get(server, "/classes/%s/%s" % (name, oid)).json()["city"] == "Beijing"
