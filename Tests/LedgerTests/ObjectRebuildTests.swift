@@ -96,4 +96,43 @@ struct ObjectRebuildTests {
         let stored = try await store.get(appId: "objB", className: "Team", objectId: team.objectId)
         #expect(stored?.fields == ["city": "Beijing"])
     }
+
+    @Test("concurrent first values of one field: one type wins, every other write is code 111 and stores nothing")
+    func concurrentFirstValues() async throws {
+        let db = try await TestDatabase.make()
+        _ = try await db.ledger.apps.create(name: "o", appId: "objC")
+        let store = db.ledger.objects
+        let meta = meta
+        // Open the pool's connections first, so that the racing writes really overlap.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<24 {
+                group.addTask {
+                    _ = try await store.create(appId: "objC", className: "Warm", body: ["w": 1], metadata: meta)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let outcomes = try await withThrowingTaskGroup(of: (JSON, Bool).self) { group in
+            for i in 0..<24 {
+                group.addTask {
+                    let value: JSON = i % 2 == 0 ? .string("s\(i)") : .int(Int64(i))
+                    do {
+                        _ = try await store.create(appId: "objC", className: "Race", body: ["x": value], metadata: meta)
+                        return (value, true)
+                    } catch let error as LeanError where error.code == 111 {
+                        return (value, false)
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let types = try await store.fieldTypes(appId: "objC", className: "Race")
+        let winner = try #require(types["x"])
+        #expect(winner == .string || winner == .number)
+        // Exactly the values of the winning type were stored, and all of them.
+        #expect(outcomes.allSatisfy { FieldType(of: $0.0) == winner ? $0.1 : !$0.1 })
+        let stored = try await db.ledger.pool.query("SELECT count(*) AS n FROM objects WHERE class_name = 'Race'")
+        #expect(try stored[0].int("n") == 12)
+        #expect(try await db.ledger.rebuilder().run(verify: true).differences.isEmpty)
+    }
 }
