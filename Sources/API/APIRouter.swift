@@ -7,8 +7,9 @@ import Reports
 /// authentication (for `/1.1`), then the feature routes.
 public enum APIRouter {
     public static func make(
-        apps: AppStore, installations: InstallationStore, pushes: PushStore, opens: OpenStore, reports: ReportRunner,
-        channel: ChannelRoutes, presence: PresenceRoutes, operations: OperationsRoutes = OperationsRoutes()
+        apps: AppStore, installations: InstallationStore, objects: ObjectStore, pushes: PushStore, opens: OpenStore,
+        reports: ReportRunner, channel: ChannelRoutes, presence: PresenceRoutes,
+        operations: OperationsRoutes = OperationsRoutes()
     ) -> Router<PushContext> {
         let router = Router(context: PushContext.self)
         router.add(middleware: RequestLogMiddleware())
@@ -17,6 +18,7 @@ public enum APIRouter {
         channel.register(on: router)
         let api = router.group("/1.1").add(middleware: AuthMiddleware(apps: apps))
         InstallationRoutes(installations: installations).register(on: api)
+        ObjectRoutes(objects: objects).register(on: api)
         PushRoutes(pushes: pushes).register(on: api)
         OpenRoutes(opens: opens).register(on: api)
         ReportRoutes(reports: reports).register(on: api)

@@ -12,6 +12,7 @@ public struct LedgerComponents: Sendable {
     public let installations: InstallationStore
     public let pushes: PushStore
     public let opens: OpenStore
+    public let objects: ObjectStore
     public let asyncProjections: [any Projection]
 
     /// Applied with every append, in this order (usage reads the app's time zone from `apps`).
@@ -19,7 +20,7 @@ public struct LedgerComponents: Sendable {
         [
             AppProjection(), InstallationProjection(), NotificationProjection(), UsageProjection(),
             PushStatsProjection(),
-            PresenceProjection(),
+            PresenceProjection(), ObjectProjection(),
         ]
     }
 
@@ -33,6 +34,7 @@ public struct LedgerComponents: Sendable {
         installations = InstallationStore(store: events)
         pushes = PushStore(store: events)
         opens = OpenStore(store: events)
+        objects = ObjectStore(store: events)
         asyncProjections = []
     }
 

@@ -35,7 +35,8 @@ public enum PushLedgerServer {
             apps: ledger.apps, ledger: ChannelLedger(store: ledger.events), configuration: config.channel,
             logger: logger)
         let router = APIRouter.make(
-            apps: ledger.apps, installations: ledger.installations, pushes: ledger.pushes, opens: ledger.opens,
+            apps: ledger.apps, installations: ledger.installations, objects: ledger.objects, pushes: ledger.pushes,
+            opens: ledger.opens,
             reports: ReportRunner(pool: ledger.pool), channel: ChannelRoutes(channel: channel),
             presence: PresenceRoutes(channel: channel, installations: ledger.installations),
             operations: Observability.routes(ledger: ledger, fanOut: fanOut, metricsToken: config.metricsToken))

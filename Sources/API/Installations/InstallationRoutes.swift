@@ -68,6 +68,15 @@ public struct InstallationRoutes: Sendable {
 
     func list(_ request: Request, _ context: PushContext) async throws -> Response {
         let app = try context.requireMaster()
+        let (results, total) = try await installations.list(appId: app.appId, try Self.listRequest(request))
+        var out: [String: JSON] = ["results": .array(results)]
+        if let total { out["count"] = .int(Int64(total)) }
+        return JSONResponse.make(.object(out))
+    }
+
+    /// A list query's `where`, `order`, `limit`, `skip`, `keys` and `count`, checked (installations and other
+    /// classes take the same ones).
+    static func listRequest(_ request: Request) throws -> InstallationListRequest {
         var query = InstallationListRequest()
         if let text = request.query("where"), !text.isEmpty {
             do {
@@ -92,12 +101,9 @@ public struct InstallationRoutes: Sendable {
             }
             query.skip = n
         }
-        query.keys = try Self.keys(request)
+        query.keys = try keys(request)
         if let count = request.query("count") { query.count = count == "1" || count == "true" }
-        let (results, total) = try await installations.list(appId: app.appId, query)
-        var out: [String: JSON] = ["results": .array(results)]
-        if let total { out["count"] = .int(Int64(total)) }
-        return JSONResponse.make(.object(out))
+        return query
     }
 
     static func keys(_ request: Request) throws -> Set<String>? {

@@ -21,32 +21,8 @@ extension InstallationStore {
 
     /// GET list: `where` compiled to bound SQL, `order`, `limit` (≤ 1000), `skip`, `keys`, `count`.
     public func list(appId: String, _ request: InstallationListRequest) async throws -> (results: [JSON], count: Int?) {
-        let compiler = WhereCompiler(schema: .installations)
-        let condition: BoundSQL
-        let order: BoundSQL
-        do {
-            condition = try compiler.compile(request.whereJSON)
-            order = try compiler.compileOrder(request.order ?? "")
-        } catch {
-            throw LeanError(error.code, error.message)
-        }
-        let base: PGQuery = "FROM installations WHERE app_id = \(appId) AND (\(condition))"
-        return try await store.pool.withConnection { conn in
-            try await conn.checkRegexes(of: condition)
-            var results: [JSON] = []
-            if request.limit > 0 {
-                let rows = try await conn.query(
-                    """
-                    SELECT object_id, data, created_at, updated_at \(base)
-                    ORDER BY \(order) LIMIT \(request.limit) OFFSET \(request.skip)
-                    """)
-                results = try rows.map { try StoredInstallation(row: $0).rendered(keys: request.keys) }
-            }
-            var total: Int?
-            if request.count {
-                total = try await conn.query("SELECT count(*) AS n \(base)")[0].int("n")
-            }
-            return (results, total)
-        }
+        try await store.pool.list(
+            request, schema: .installations, scope: "FROM installations WHERE app_id = \(appId) AND"
+        ) { row, keys in try StoredInstallation(row: row).rendered(keys: keys) }
     }
 }

@@ -19,19 +19,8 @@ public struct InstallationUpdate: Sendable, Equatable {
         var set: [String: JSON] = [:]
         var unset: [String] = []
         for key in body.keys.sorted() {
-            let value = body[key]!
             if InstallationFields.serverAssigned.contains(key) { continue }
-            guard InstallationFields.isValidFieldName(key) else {
-                throw .invalidKeyName("Invalid field name: \(key).")
-            }
-            var newValue: JSON?
-            if let op = value["__op"]?.stringValue {
-                newValue = try applyOperation(op, value, to: fields[key], field: key)
-            } else if value["__op"] != nil {
-                throw .invalidParameter("Invalid __op for field \(key).")
-            } else {
-                newValue = value
-            }
+            var newValue = try requestedValue(key, body[key]!, current: fields[key])
             if key == "deviceToken", let token = newValue?.stringValue { newValue = .string(token.lowercased()) }
             if key == "deviceType", let type = newValue?.stringValue, let platform = PushPlatform(deviceType: type) {
                 newValue = .string(platform.rawValue)
@@ -42,6 +31,8 @@ public struct InstallationUpdate: Sendable, Equatable {
             }
             if let newValue, !newValue.isNull {
                 if let problem = InstallationFields.check(key, newValue) { throw problem }
+                // Pointers (`owner`, `user`), GeoPoints, Dates and Bytes are checked as on any other class.
+                try TypedValue.validate(newValue)
                 // Re-sending an unchanged value (SDKs resend the identity on upsert) records nothing.
                 if current[key] != newValue || isCreate { set[key] = newValue }
                 fields[key] = newValue
@@ -92,6 +83,15 @@ public struct InstallationUpdate: Sendable, Equatable {
         guard InstallationFields.isValidSubscriptionUri(uri) else {
             throw .invalidParameter("Invalid subscriptionUri: a WNS channel URI is an https URL.")
         }
+    }
+
+    /// The value a body's `key` asks for, its `__op` applied to `current`; nil or null removes the field. Throws
+    /// for a bad field name (105) or operation.
+    static func requestedValue(_ key: String, _ value: JSON, current: JSON?) throws(LeanError) -> JSON? {
+        guard InstallationFields.isValidFieldName(key) else { throw .invalidKeyName("Invalid field name: \(key).") }
+        if let op = value["__op"]?.stringValue { return try applyOperation(op, value, to: current, field: key) }
+        if value["__op"] != nil { throw .invalidParameter("Invalid __op for field \(key).") }
+        return value
     }
 
     static func applyOperation(_ op: String, _ spec: JSON, to current: JSON?, field: String) throws(LeanError) -> JSON?

@@ -1,0 +1,111 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Ledger
+import PushCore
+
+/// Objects of `_User` and custom classes (issue 16): `/1.1/classes/:className[/:objectId]`, `_User` also as
+/// `/1.1/users[/:objectId]`, and `/1.1/batch`. `_Installation` keeps its own routes (their literal path wins
+/// over `:className`). Without ACLs, the app key may do everything to ordinary classes, as LeanCloud does for
+/// a class without ACLs; `_User` needs the master key, because there is no sign-up or login to stand for a user.
+public struct ObjectRoutes: Sendable {
+    let objects: ObjectStore
+
+    public init(objects: ObjectStore) { self.objects = objects }
+
+    public func register(on router: some RouterMethods<PushContext>) {
+        router.post("classes/:className") { request, context in
+            try await create(request, context, className: context.parameters.require("className"))
+        }
+        router.get("classes/:className") { request, context in
+            try await list(request, context, className: context.parameters.require("className"))
+        }
+        router.get("classes/:className/:objectId") { request, context in
+            try await get(request, context, className: context.parameters.require("className"))
+        }
+        router.put("classes/:className/:objectId") { request, context in
+            try await update(request, context, className: context.parameters.require("className"))
+        }
+        router.delete("classes/:className/:objectId") { request, context in
+            try await delete(request, context, className: context.parameters.require("className"))
+        }
+        router.post("users") { request, context in try await create(request, context, className: ClassName.user) }
+        router.get("users") { request, context in try await list(request, context, className: ClassName.user) }
+        router.get("users/:objectId") { request, context in
+            try await get(request, context, className: ClassName.user)
+        }
+        router.put("users/:objectId") { request, context in
+            try await update(request, context, className: ClassName.user)
+        }
+        router.delete("users/:objectId") { request, context in
+            try await delete(request, context, className: ClassName.user)
+        }
+        router.post("batch") { request, context in try await batch(request, context) }
+    }
+
+    /// One request's target: the app, after checking the key may touch the class at all.
+    static func authorize(_ className: String, _ context: PushContext) throws -> String {
+        let app = try context.requireApp()
+        let className = try ClassName.requireObjectClass(className)
+        if className == ClassName.user, !context.isMaster {
+            throw LeanError.forbidden("The master key is required for _User: sign-up and login are not supported.")
+        }
+        return app.appId
+    }
+
+    static func location(_ className: String, _ objectId: String) -> String {
+        className == ClassName.user ? "/1.1/users/\(objectId)" : "/1.1/classes/\(className)/\(objectId)"
+    }
+
+    func create(_ request: Request, _ context: PushContext, className: String) async throws -> Response {
+        let appId = try Self.authorize(className, context)
+        let body = try await request.jsonObject()
+        let created = try await objects.create(
+            appId: appId, className: className, body: body, metadata: context.metadata(for: request))
+        var headers = HTTPFields()
+        headers[.location] = Self.location(className, created.objectId)
+        return JSONResponse.make(
+            ["objectId": .string(created.objectId), "createdAt": .string(created.createdAt)], status: .created,
+            headers: headers)
+    }
+
+    func get(_ request: Request, _ context: PushContext, className: String) async throws -> Response {
+        let appId = try Self.authorize(className, context)
+        let objectId = try context.parameters.require("objectId")
+        guard let found = try await objects.get(appId: appId, className: className, objectId: objectId) else {
+            throw LeanError.notFound()
+        }
+        return JSONResponse.make(found.rendered(keys: try InstallationRoutes.keys(request)))
+    }
+
+    func update(_ request: Request, _ context: PushContext, className: String) async throws -> Response {
+        let appId = try Self.authorize(className, context)
+        let objectId = try context.parameters.require("objectId")
+        if request.query("where") != nil {
+            // A conditional save (Parse's `where` on PUT) that silently saved anyway would be worse than a refusal.
+            throw LeanError.invalidParameter("Conditional updates (where on PUT) are not supported.")
+        }
+        let body = try await request.jsonObject()
+        let updatedAt = try await objects.update(
+            appId: appId, className: className, objectId: objectId, body: body,
+            metadata: context.metadata(for: request))
+        return JSONResponse.make(["updatedAt": .string(updatedAt)])
+    }
+
+    func delete(_ request: Request, _ context: PushContext, className: String) async throws -> Response {
+        let appId = try Self.authorize(className, context)
+        let objectId = try context.parameters.require("objectId")
+        try await objects.delete(
+            appId: appId, className: className, objectId: objectId, metadata: context.metadata(for: request))
+        return JSONResponse.make([:])
+    }
+
+    func list(_ request: Request, _ context: PushContext, className: String) async throws -> Response {
+        let appId = try Self.authorize(className, context)
+        let query = try InstallationRoutes.listRequest(request)
+        let (results, total) = try await objects.list(appId: appId, className: className, query)
+        var out: [String: JSON] = ["results": .array(results)]
+        if let total { out["count"] = .int(Int64(total)) }
+        return JSONResponse.make(.object(out))
+    }
+}

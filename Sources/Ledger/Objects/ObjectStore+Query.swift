@@ -1,0 +1,31 @@
+import Foundation
+import Postgres
+import PushCore
+
+/// A class query's parameters: the same as an installation query's.
+public typealias ObjectListRequest = InstallationListRequest
+
+extension ObjectStore {
+    public func get(appId: String, className: String, objectId: String) async throws -> StoredObject? {
+        try await store.pool.withConnection { try await Self.load(className, objectId, appId: appId, on: $0) }
+    }
+
+    /// GET list: `where` compiled by the installations' compiler over `QuerySchema.objects`, `order`, `limit`,
+    /// `skip`, `keys`, `count`; one class of one app.
+    public func list(
+        appId: String, className: String, _ request: ObjectListRequest
+    ) async throws
+        -> (results: [JSON], count: Int?)
+    {
+        try await store.pool.list(
+            request, schema: .objects,
+            scope: "FROM objects WHERE app_id = \(appId) AND class_name = \(className) AND",
+            extraColumns: ", class_name"
+        ) { row, keys in try StoredObject(row: row).rendered(keys: keys) }
+    }
+
+    /// The class's field types as inferred so far (field → `String`, `Pointer<_User>`, `GeoPoint`…).
+    public func fieldTypes(appId: String, className: String) async throws -> [String: FieldType] {
+        try await store.pool.withConnection { try await Self.fieldTypes(className, appId: appId, on: $0) }
+    }
+}

@@ -1,0 +1,60 @@
+import Postgres
+import PushCore
+
+/// Projects object streams (`object:<className>:<objectId>`) into `objects`, and the field types their events
+/// fix into `class_fields`. Applied inline with every append (read-your-writes) and replayed by `rebuild`.
+public struct ObjectProjection: Projection {
+    public let name = "objects"
+    public let tables = ["objects", "class_fields"]
+
+    public init() {}
+
+    public func handles(_ eventType: String) -> Bool { ObjectEvent.all.contains(eventType) }
+
+    public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
+        let d = event.data
+        guard let className = d["className"]?.stringValue, let objectId = d["objectId"]?.stringValue else { return }
+        let table = "\(schema).objects"
+        if let types = d["types"]?.objectValue, !types.isEmpty {
+            // The first value of a field fixes its type; the command checked there was none yet (under the
+            // field's lock), so a conflict can only be the same type written again.
+            let fields = types.keys.sorted()
+            try await conn.enqueue(
+                .reusingPlan(
+                    """
+                    INSERT INTO \(unsafeRaw: schema).class_fields (app_id, class_name, field, type)
+                    SELECT \(event.appId), \(className), f, t
+                    FROM unnest(\(fields)::text[], \(fields.map { types[$0]?.stringValue ?? "" })::text[]) AS x(f, t)
+                    ON CONFLICT DO NOTHING
+                    """))
+        }
+        switch event.type {
+        case ObjectEvent.created:
+            try await conn.enqueue(
+                .reusingPlan(
+                    """
+                    INSERT INTO \(unsafeRaw: table)
+                        (app_id, class_name, object_id, data, created_at, updated_at, version)
+                    VALUES (\(event.appId), \(className), \(objectId), \(d["fields"] ?? [:])::jsonb,
+                            \(d["createdAt"]?.stringValue)::timestamptz, \(d["updatedAt"]?.stringValue)::timestamptz,
+                            \(event.version))
+                    """))
+        case ObjectEvent.updated:
+            let unset = (d["unset"]?.arrayValue ?? []).compactMap(\.stringValue)
+            try await conn.enqueue(
+                .reusingPlan(
+                    """
+                    UPDATE \(unsafeRaw: table)
+                    SET data = (data || \(d["set"] ?? [:])::jsonb) - \(unset)::text[],
+                        updated_at = \(d["updatedAt"]?.stringValue)::timestamptz, version = \(event.version)
+                    WHERE app_id = \(event.appId) AND class_name = \(className) AND object_id = \(objectId)
+                    """))
+        default:
+            try await conn.enqueue(
+                """
+                DELETE FROM \(unsafeRaw: table)
+                WHERE app_id = \(event.appId) AND class_name = \(className) AND object_id = \(objectId)
+                """)
+        }
+    }
+}
