@@ -57,15 +57,8 @@ struct ReplayExplainTests {
         // A moment after the request: send_at round-trips through PostgreSQL's microseconds.
         let targetingNow = now.addingTimeInterval(0.01)
         while try await targeting.step(app: app, pushId: pushId, now: targetingNow) {}
-        let targetedEvents = try await db.ledger.pool.query(
-            """
-            SELECT data FROM events WHERE app_id = \(app.appId) AND stream = \(PushEvent.stream(pushId))
-              AND type = \(PushEvent.targeted) ORDER BY transaction_id, position
-            """
-        ).map { try $0.json("data") }
-        let targeted = targetedEvents.flatMap { ($0["targets"]?.arrayValue ?? []).compactMap { $0["o"]?.stringValue } }
-            .sorted()
-        let targetedAt = try #require(targetedEvents.first?["at"]?.stringValue.flatMap(LeanDate.parse))
+        let (targeted, at) = try await ReplayTestSupport.targeted(db, app: app, pushId: pushId)
+        let targetedAt = try #require(at)
 
         let batches = PushBatches(store: db.ledger.events)
         while let claim = try await batches.claim(owner: "test") {

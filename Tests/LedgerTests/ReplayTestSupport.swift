@@ -35,6 +35,18 @@ enum ReplayTestSupport {
         return objectId
     }
 
+    /// The push's `PushTargeted` events in log order: the object ids they targeted and the targeting instant.
+    static func targeted(_ db: TestDatabase, app: App, pushId: String) async throws -> (ids: [String], at: Date?) {
+        let events = try await db.ledger.pool.query(
+            """
+            SELECT data FROM events WHERE app_id = \(app.appId) AND stream = \(PushEvent.stream(pushId))
+              AND type = \(PushEvent.targeted) ORDER BY transaction_id, position
+            """
+        ).map { try $0.json("data") }
+        let ids = events.flatMap { ($0["targets"]?.arrayValue ?? []).compactMap { $0["o"]?.stringValue } }
+        return (ids.sorted(), events.first?["at"]?.stringValue.flatMap(LeanDate.parse))
+    }
+
     /// Rows (object_id, data, dates, version) of `app` in table `a` missing from table `b`, as JSON text.
     static func rowsOnlyIn(_ a: String, notIn b: String, app: String, on conn: PGConnection) async throws -> [String] {
         try await conn.query(

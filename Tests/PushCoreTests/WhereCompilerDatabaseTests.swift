@@ -147,6 +147,35 @@ struct WhereCompilerDatabaseTests {
             #"{"$or":[{"name":"alice"},{"$and":[{"deviceType":"android"},{"channels":{"$exists":false}}]}]}"#,
             ids(1, 13)
         ),
+        // $nor: a clause on a missing field does not match, so $nor includes the row; clauses nest.
+        (#"{"$nor":[{"channels":"public"}]}"#, allBut(1, 3, 5, 12, 14)),
+        (#"{"$nor":[{"score":{"$gt":5}},{"name":{"$regex":"^a"}}]}"#, allBut(1, 2, 8, 13)),
+        (
+            #"{"$nor":[{"$or":[{"deviceType":"android"},{"badge":{"$gte":5}}]},"#
+                + #"{"$and":[{"channels":"public"},{"deviceType":"ios"}]}]}"#,
+            ids(2, 6, 7, 9, 11)
+        ),
+        (#"{"$nor":[{"$nor":[{"name":{"$exists":true}}]}]}"#, ids(1, 2, 3, 4, 7, 8, 10, 13, 14, 15)),
+        (#"{"$or":[{"$nor":[{"channels":{"$exists":true}}]},{"score":100}]}"#, ids(6, 9, 11, 13)),
+        (#"{"$nor":[{"name":{"$not":{"$exists":true}}}]}"#, ids(1, 2, 3, 4, 7, 8, 10, 13, 14, 15)),
+        (#"{"$nor":[{"owner":{"__type":"Pointer","className":"_User","objectId":"u1"}}]}"#, allBut(1)),
+        (#"{"deviceType":"ios","$nor":[{"channels":"public"},{"badge":0}]}"#, ids(6, 7, 9, 11)),
+        // Field-level $not negates the operator expression; a missing (or null) field is included.
+        (#"{"name":{"$not":{"$regex":"^a"}}}"#, allBut(1, 8)),
+        (#"{"channels":{"$not":{"$regex":"^public$","$options":"i"}}}"#, allBut(1, 3, 5, 7, 12, 14)),
+        (#"{"channels":{"$not":{"$in":["public","private"]}}}"#, allBut(1, 2, 3, 5, 12, 14)),
+        (#"{"channels":{"$not":{"$all":["public","sports"]}}}"#, allBut(1, 14)),
+        (#"{"channels":{"$not":{"$size":1}}}"#, allBut(2, 3, 10, 12, 15)),
+        (#"{"name":{"$not":{"$exists":true}}}"#, ids(5, 6, 9, 11, 12)),
+        (#"{"channels":{"$not":{"$exists":false}}}"#, allBut(6, 9, 11, 13)),
+        (#"{"score":{"$not":{"$gt":5}}}"#, allBut(1, 2, 13)),
+        (#"{"score":{"$not":{"$gte":5,"$lte":10}}}"#, allBut(1, 2)),
+        (#"{"badge":{"$exists":true,"$not":{"$gt":2}}}"#, ids(2)),
+        (#"{"name":{"$not":{"$eq":null}}}"#, ids(1, 2, 3, 4, 7, 8, 10, 13, 14, 15)),
+        (#"{"name":{"$not":{"$not":{"$regex":"^a"}}}}"#, ids(1, 8)),
+        (#"{"objectId":{"$not":{"$regex":"^i0"}}}"#, ids(10, 11, 12, 13, 14, 15)),
+        (#"{"createdAt":{"$not":{"$lt":"2024-01-03T00:00:00Z"}}}"#, allBut(1, 2)),
+        (#"{"lastSeen":{"$not":{"$gt":{"__type":"Date","iso":"2024-02-01T00:00:00Z"}}}}"#, allBut(2)),
         // Hostile values are data, nothing else.
         (#"{"note":"'; DROP TABLE installations; --"}"#, ids(12)),
         (#"{"name":{"$regex":"'; DROP TABLE installations; --"}}"#, []),

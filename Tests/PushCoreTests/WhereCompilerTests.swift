@@ -54,6 +54,17 @@ struct WhereCompilerTests {
         #expect(r.sql == "NOT COALESCE(((data -> $1::text) @> $2::jsonb), FALSE)")
     }
 
+    /// One statement: each `$nor` clause and a `$not` expression is coalesced before it is negated, so a NULL
+    /// (missing field) never flips into "no match".
+    @Test func norAndNotNegateThroughCoalesceInOneStatement() throws {
+        let r = try render(#"{"$nor":[{"a":1},{"b":{"$not":{"$in":[2]}}}]}"#)
+        #expect(
+            r.sql
+                == "(NOT COALESCE(((data -> $1::text) @> $2::jsonb), FALSE) AND NOT COALESCE("
+                + "NOT COALESCE(((data -> $3::text) @> $4::jsonb), FALSE), FALSE))")
+        #expect(r.binds == ["a", "1", "b", "2"])
+    }
+
     @Test func nullEqualityMatchesMissingOrNull() throws {
         #expect(try render(#"{"name":null}"#).sql == "COALESCE((data -> $1::text) @> 'null'::jsonb, TRUE)")
     }

@@ -934,7 +934,7 @@ sane_conditions = st.one_of(
 )
 sane_wheres = st.recursive(
     st.lists(sane_conditions, min_size=1, max_size=3).map(dict),
-    lambda ch: st.dictionaries(st.sampled_from(["$or", "$and"]), st.lists(ch, min_size=1, max_size=3),
+    lambda ch: st.dictionaries(st.sampled_from(["$or", "$and", "$nor"]), st.lists(ch, min_size=1, max_size=3),
                                min_size=1, max_size=1),
     max_leaves=4)
 conditions = weighted(

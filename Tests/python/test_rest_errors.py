@@ -99,9 +99,11 @@ def test_malformed_json_on_put_is_107(server, created, no_new_events):
 
 @pytest.mark.parametrize("where", [
     {"channels": {"$foo": "a"}},
-    {"$nor": [{"badge": 1}]},
+    {"$not": [{"badge": 1}]},  # $not is field-level only
     {"badge": {"$in": 5}},
-], ids=["unknown-field-op", "unknown-top-op", "bad-operand"])
+    {"$nor": []},
+    {"badge": {"$not": 1}},
+], ids=["unknown-field-op", "unknown-top-op", "bad-operand", "empty-nor", "not-without-operators"])
 def test_bad_where_is_102(server, no_new_events, where):
     for path in ("/installations", "/classes/_Installation"):
         r = requests.get(server.url(path), headers=server.master_headers(),

@@ -9,10 +9,12 @@ log() { printf '[pushledger] %s\n' "$*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # apt packages the build and the service need (the Swift toolchain itself is assumed present), plus any
-# given as arguments (scripts/test adds chromium for the html report test).
+# given as arguments (scripts/test adds chromium for the html report test). PostGIS is the geo engine of the
+# where language (docs/decisions.md, "Geo engine"); migration 0010 creates the extension.
 ensure_packages() {
     local missing=()
-    for p in libpq-dev libcurl4-openssl-dev postgresql openssl curl python3-venv nghttp2-client nghttp2-server "$@"; do
+    for p in libpq-dev libcurl4-openssl-dev postgresql postgresql-15-postgis-3 openssl curl python3-venv \
+        nghttp2-client nghttp2-server "$@"; do
         dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
     done
     if [ "${#missing[@]}" -gt 0 ]; then

@@ -87,11 +87,30 @@ struct InstallationAtInstant {
             } catch {
                 throw error.leanError
             }
-            add(
-                "where.\(key)", condition.encoded(), try await value(of: key, in: fields),
-                try await holds("\(compiled)"))
+            var shown = try await clauses(of: key, condition)
+            if shown == nil { shown = try await value(of: key, in: fields) }
+            add("where.\(key)", condition.encoded(), shown ?? "—", try await holds("\(compiled)"))
         }
         return out
+    }
+
+    /// For `$or`/`$nor`, which of the clauses this row matches (1-based), each evaluated on its own with the
+    /// compiler's SQL: the clause that made a `$nor` exclude the row is the one to name. Nil for other keys.
+    private func clauses(of key: String, _ condition: JSON) async throws -> String? {
+        guard key == "$or" || key == "$nor", let items = condition.arrayValue, try await row != nil
+        else { return nil }
+        var matched: [String] = []
+        for (n, item) in items.enumerated() {
+            let compiled: BoundSQL
+            do {
+                compiled = try WhereCompiler(schema: .installations).compile(item)
+            } catch {
+                throw error.leanError
+            }
+            if try await holds("\(compiled)") { matched.append("\(n + 1) \(item.encoded())") }
+        }
+        return matched.isEmpty
+            ? "matches none of its \(items.count) clauses" : "matches clause " + matched.joined(separator: "; clause ")
     }
 
     /// `POST /push/devices`: the audience is a device list, matched as `PushStore.deviceTargets` matches it.
@@ -123,7 +142,7 @@ struct InstallationAtInstant {
         ]
     }
 
-    /// The installation's value for a top-level `where` key (`—` for `$or`/`$and`).
+    /// The installation's value for a top-level `where` key (`—` for other operators).
     private func value(of key: String, in fields: JSON?) async throws -> String {
         guard !key.hasPrefix("$") else { return "—" }
         let field = String(key.split(separator: ".").first ?? Substring(key))

@@ -26,12 +26,19 @@ extension WhereCompiler {
         guard fields.keys.allSatisfy({ $0.hasPrefix("$") }) else {
             throw .invalidQuery("field '\(path.name)' mixes operators and plain keys")
         }
+        return try compileOperators(fields, target, path.name)
+    }
+
+    /// The implicit AND of one field's operators (`{"$gt": 1, "$lt": 5}`); also the operand of `$not`.
+    private func compileOperators(
+        _ fields: [String: JSON], _ target: FieldTarget, _ field: String
+    ) throws(QueryError) -> BoundSQL {
         if fields["$options"] != nil, fields["$regex"] == nil {
-            throw .invalidQuery("$options without $regex on field '\(path.name)'")
+            throw .invalidQuery("$options without $regex on field '\(field)'")
         }
         var conditions: [BoundSQL] = []
         for op in fields.keys.sorted() {
-            if let condition = try compileOperator(op, fields[op]!, options: fields["$options"], target, path.name) {
+            if let condition = try compileOperator(op, fields[op]!, options: fields["$options"], target, field) {
                 conditions.append(condition)
             }
         }
@@ -83,6 +90,17 @@ extension WhereCompiler {
             return try regex(target, translated, field: field)
         case "$options":
             return nil  // read together with $regex
+        case "$not":
+            // MongoDB's field-level $not: the negation of an operator expression, so a missing field (a NULL
+            // condition) is included, as with $ne/$nin.
+            guard case .object(let inner) = operand else {
+                throw .invalidQuery("$not expects an object of operators for field '\(field)', not \(operand.typeName)")
+            }
+            guard !inner.isEmpty, inner.keys.allSatisfy({ $0.hasPrefix("$") }) else {
+                throw .invalidQuery(
+                    "$not expects an object of operators for field '\(field)', such as {\"$regex\": \"^a\"}")
+            }
+            return WhereCompiler.not(try compileOperators(inner, target, field))
         default:
             throw .invalidQuery("unknown operator \(FieldPath.shown(op)) on field '\(field)'")
         }

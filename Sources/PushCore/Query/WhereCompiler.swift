@@ -87,12 +87,12 @@ public struct WhereCompiler: Sendable {
         return WhereCompiler.combine(conditions, with: "AND", empty: "TRUE")
     }
 
+    /// `$or`, `$and` and `$nor` over a non-empty array of query objects. `$nor` is the AND of each clause's
+    /// negation, and a clause that is NULL (a condition on a missing field) is a clause not matched, so `$nor`
+    /// includes the row: MongoDB's "missing field is not matched by the clause".
     private func compileLogical(_ op: String, _ value: JSON, depth: Int) throws(QueryError) -> BoundSQL {
-        let joiner: String
-        switch op {
-        case "$or": joiner = "OR"
-        case "$and": joiner = "AND"
-        default: throw .invalidQuery("unknown top-level operator \(FieldPath.shown(op))")
+        guard ["$or", "$and", "$nor"].contains(op) else {
+            throw .invalidQuery("unknown top-level operator \(FieldPath.shown(op))")
         }
         guard let items = value.arrayValue, !items.isEmpty else {
             throw .invalidQuery("\(op) expects a non-empty array of queries")
@@ -104,7 +104,11 @@ public struct WhereCompiler: Sendable {
             }
             parts.append(try compileObject(object, depth: depth + 1))
         }
-        return WhereCompiler.combine(parts, with: joiner, empty: "TRUE")
+        switch op {
+        case "$or": return WhereCompiler.combine(parts, with: "OR", empty: "FALSE")
+        case "$and": return WhereCompiler.combine(parts, with: "AND", empty: "TRUE")
+        default: return WhereCompiler.combine(parts.map(WhereCompiler.not), with: "AND", empty: "TRUE")
+        }
     }
 
     /// Parenthesised so that the result can be embedded anywhere.
