@@ -37,7 +37,8 @@ public struct PushRoutes: Sendable {
         if case .query(let whereJSON) = parsed.audience {
             // Refuse a bad query now rather than failing later in the fan-out.
             do {
-                _ = try WhereCompiler(schema: .installations).compile(whereJSON)
+                _ = try WhereCompiler(schema: .installations, related: RelatedClasses(appId: app.appId)).compile(
+                    whereJSON)
             } catch {
                 throw LeanError(error.code, error.message)
             }

@@ -22,7 +22,8 @@ extension InstallationStore {
     /// GET list: `where` compiled to bound SQL, `order`, `limit` (≤ 1000), `skip`, `keys`, `count`.
     public func list(appId: String, _ request: InstallationListRequest) async throws -> (results: [JSON], count: Int?) {
         try await store.pool.list(
-            request, schema: .installations, scope: "FROM installations WHERE app_id = \(appId) AND"
+            request, schema: .installations, related: RelatedClasses(appId: appId),
+            scope: "FROM installations WHERE app_id = \(appId) AND"
         ) { row, keys in try StoredInstallation(row: row).rendered(keys: keys) }
     }
 }

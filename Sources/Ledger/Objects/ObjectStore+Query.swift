@@ -18,7 +18,7 @@ extension ObjectStore {
         -> (results: [JSON], count: Int?)
     {
         try await store.pool.list(
-            request, schema: .objects,
+            request, schema: .objects, related: RelatedClasses(appId: appId),
             scope: "FROM objects WHERE app_id = \(appId) AND class_name = \(className) AND",
             extraColumns: ", class_name"
         ) { row, keys in try StoredObject(row: row).rendered(keys: keys) }

@@ -35,7 +35,7 @@ public struct PushStore: Sendable {
             tx.claimNewStream(stream)
             if case .query(let whereJSON) = request.audience {
                 // A pattern PostgreSQL refuses is the request's fault (code 102), not a failure for the fan-out.
-                try await conn.checkRegexes(of: try PushTargeting.compiled(whereJSON))
+                try await conn.checkRegexes(of: try PushTargeting.compiled(whereJSON, appId: app.appId))
             }
             if let requestId = request.requestId {
                 let seen = try await conn.query(

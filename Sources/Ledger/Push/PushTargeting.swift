@@ -178,15 +178,15 @@ public struct PushTargeting: Sendable {
 
     /// The SQL condition for "valid installations of this app matching `where`" (SPEC §4.3).
     public static func targetCondition(app: App, whereJSON: JSON, now: Date) throws -> PGQuery {
-        let compiled = try Self.compiled(whereJSON)
+        let compiled = try Self.compiled(whereJSON, appId: app.appId)
         let ttlDays = max(1, app.intSetting("installation_ttl_days"))
         let oldest = now.addingTimeInterval(-Double(ttlDays) * 86400)
         return "app_id = \(app.appId) AND valid AND updated_at > \(oldest)::timestamptz AND (\(compiled))"
     }
 
-    static func compiled(_ whereJSON: JSON) throws(LeanError) -> BoundSQL {
+    static func compiled(_ whereJSON: JSON, appId: String) throws(LeanError) -> BoundSQL {
         do {
-            return try WhereCompiler(schema: .installations).compile(whereJSON)
+            return try WhereCompiler(schema: .installations, related: RelatedClasses(appId: appId)).compile(whereJSON)
         } catch {
             throw LeanError(error.code, error.message)
         }

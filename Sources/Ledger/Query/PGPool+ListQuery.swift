@@ -7,10 +7,11 @@ extension PGPool {
     /// table and the conditions that come before the compiled ones (`FROM objects WHERE app_id = … AND`);
     /// `render` turns a row (`object_id, data, created_at, updated_at` and `extraColumns`) into its JSON.
     nonisolated func list(
-        _ request: InstallationListRequest, schema: QuerySchema, scope: PGQuery, extraColumns: String = "",
+        _ request: InstallationListRequest, schema: QuerySchema, related: RelatedClasses, scope: PGQuery,
+        extraColumns: String = "",
         render: @Sendable (PGRow, Set<String>?) throws -> JSON
     ) async throws -> (results: [JSON], count: Int?) {
-        let compiler = WhereCompiler(schema: schema)
+        let compiler = WhereCompiler(schema: schema, related: related)
         let condition: BoundSQL
         let order: BoundSQL
         do {

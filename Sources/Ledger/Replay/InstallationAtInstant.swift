@@ -83,7 +83,9 @@ struct InstallationAtInstant {
         for (key, condition) in Self.whereItems(whereJSON) {
             let compiled: BoundSQL
             do {
-                compiled = try WhereCompiler(schema: .installations).compile(.object([key: condition]))
+                // Other classes are read as they are now: objects are not folded to the instant yet.
+                compiled = try WhereCompiler(schema: .installations, related: RelatedClasses(appId: appId))
+                    .compile(.object([key: condition]))
             } catch {
                 throw error.leanError
             }

@@ -37,7 +37,12 @@ extension WhereCompiler {
             throw .invalidQuery("$options without $regex on field '\(field)'")
         }
         var conditions: [BoundSQL] = []
-        for op in fields.keys.sorted() {
+        if fields["$nearSphere"] != nil {
+            conditions.append(try nearSphere(fields, target, field: field))
+        } else if let companion = fields.keys.first(where: WhereCompiler.nearSphereCompanions.contains) {
+            throw .invalidQuery("\(companion) without $nearSphere on field '\(field)'")
+        }
+        for op in fields.keys.sorted() where op != "$nearSphere" && !WhereCompiler.nearSphereCompanions.contains(op) {
             if let condition = try compileOperator(op, fields[op]!, options: fields["$options"], target, field) {
                 conditions.append(condition)
             }
@@ -101,6 +106,14 @@ extension WhereCompiler {
                     "$not expects an object of operators for field '\(field)', such as {\"$regex\": \"^a\"}")
             }
             return WhereCompiler.not(try compileOperators(inner, target, field))
+        case "$within":
+            return try within(operand, target, field: field)
+        case "$geoWithin":
+            return try geoWithin(operand, target, field: field)
+        case "$inQuery", "$notInQuery":
+            return try inQuery(operand, target, op: op, field: field)
+        case "$select", "$dontSelect":
+            return try select(operand, target, op: op, field: field)
         default:
             throw .invalidQuery("unknown operator \(FieldPath.shown(op)) on field '\(field)'")
         }

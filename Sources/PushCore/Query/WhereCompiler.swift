@@ -9,12 +9,15 @@ import Foundation
 /// is written `NOT COALESCE(…, FALSE)` so that NULL never flips into a match.
 public struct WhereCompiler: Sendable {
     public let schema: QuerySchema
+    /// Where `$inQuery`/`$select` find the objects of other classes; nil where there are none to query.
+    public let related: RelatedClasses?
 
     /// How deeply `$or`/`$and` may nest; deeper queries are refused rather than compiled into huge SQL.
     public static let maxDepth = 16
 
-    public init(schema: QuerySchema) {
+    public init(schema: QuerySchema, related: RelatedClasses? = nil) {
         self.schema = schema
+        self.related = related
     }
 
     /// A boolean SQL expression for `where`; an empty or null `where` is `TRUE`.

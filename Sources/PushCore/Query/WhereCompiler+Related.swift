@@ -1,0 +1,166 @@
+/// Where the objects of other classes are (`$inQuery`, `$notInQuery`, `$select`, `$dontSelect`; SPEC §12.1):
+/// the app (bound) and the table (`objects`, or a replay's scratch copy). Sub-queries become correlated
+/// `EXISTS` semi-joins inside the one statement, never a query per row.
+public struct RelatedClasses: Sendable, Hashable {
+    public let appId: String
+    /// A trusted table name, e.g. `objects`.
+    public let objectsTable: String
+    /// How deep the current sub-query is; each level gets its own table alias.
+    let level: Int
+
+    public init(appId: String, objectsTable: String = "objects") {
+        precondition(objectsTable.split(separator: ".").allSatisfy { QuerySchema.isSQLIdentifier(String($0)) })
+        self.appId = appId
+        self.objectsTable = objectsTable
+        self.level = 0
+    }
+
+    private init(appId: String, objectsTable: String, level: Int) {
+        self.appId = appId
+        self.objectsTable = objectsTable
+        self.level = level
+    }
+
+    var deeper: RelatedClasses { RelatedClasses(appId: appId, objectsTable: objectsTable, level: level + 1) }
+    var alias: String { "rel\(level)" }
+
+    /// The sub-query's table with every column renamed `relN_…`: the outer query's own `data`, `object_id`…
+    /// written unqualified inside the sub-query still mean the outer row (a plain alias would shadow them),
+    /// and PostgreSQL pulls the renaming sub-select up, so the objects' indexes still serve.
+    var from: String {
+        "(SELECT app_id AS \(alias)_app, class_name AS \(alias)_class, object_id AS \(alias)_id, data AS \(alias)_data, "
+            + "created_at AS \(alias)_created, updated_at AS \(alias)_updated FROM \(objectsTable)) \(alias)"
+    }
+
+    /// How the sub-query's `where` reads the renamed columns.
+    var schema: QuerySchema {
+        QuerySchema(
+            dataColumn: "\(alias)_data",
+            columns: [
+                "objectId": .init("\(alias)_id", .text), "createdAt": .init("\(alias)_created", .timestamptz),
+                "updatedAt": .init("\(alias)_updated", .timestamptz),
+            ],
+            tiebreakColumn: "\(alias)_id")
+    }
+}
+
+extension WhereCompiler {
+    /// Class names as the classes API accepts them.
+    static func isClassName(_ name: String) -> Bool {
+        if name == "_User" || name == "_Installation" { return true }
+        let bytes = Array(name.utf8)
+        func letter(_ b: UInt8) -> Bool { (b >= 65 && b <= 90) || (b >= 97 && b <= 122) }
+        guard let first = bytes.first, letter(first), bytes.count <= 128 else { return false }
+        return bytes.allSatisfy { letter($0) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
+    }
+
+    /// `$inQuery` / `$notInQuery`: the Pointer in the field points at an object the sub-query matches. The
+    /// operand is `{"className","where"}` (limit, skip and order are ignored: a semi-join is unbounded) or the
+    /// seed's shorthand, a bare `where`, whose class is the one the stored pointer names.
+    func inQuery(_ operand: JSON, _ target: FieldTarget, op: String, field: String) throws(QueryError) -> BoundSQL {
+        guard let object = operand.objectValue else {
+            throw .invalidQuery(
+                "\(op) expects {\"className\", \"where\"} for field '\(field)', not \(operand.typeName)")
+        }
+        let pointer = try Self.pointerTarget(target, op: op, field: field)
+        let full = object["className"] != nil || object["where"] != nil
+        // The shorthand's class is the one the stored pointer names.
+        let ofClass: BoundSQL
+        if full {
+            var bound = BoundSQL()
+            bound.append(bind: try Self.className(object["className"], op: op, field: field))
+            ofClass = bound
+        } else {
+            ofClass = BoundSQL(sql: "(") + pointer + BoundSQL(sql: " ->> 'className')")
+        }
+        let alias = try relatedContext(op: op, field: field).alias
+        var sql = BoundSQL(sql: "EXISTS (")
+        sql.append(
+            try semiJoin(
+                ofClass: ofClass, where: full ? (object["where"] ?? .object([:])) : operand, op: op, field: field))
+        sql.append(sql: " AND \(alias)_id = (")
+        sql.append(pointer)
+        sql.append(sql: " ->> 'objectId') AND (")
+        sql.append(pointer)
+        sql.append(sql: " ->> '__type') = 'Pointer')")
+        return op == "$notInQuery" ? WhereCompiler.not(sql) : sql
+    }
+
+    /// `$select` / `$dontSelect`: the field's value equals the `key` of an object the sub-query matches.
+    func select(_ operand: JSON, _ target: FieldTarget, op: String, field: String) throws(QueryError) -> BoundSQL {
+        guard let object = operand.objectValue, Set(object.keys) == ["query", "key"],
+            let query = object["query"]?.objectValue, let key = object["key"]?.stringValue
+        else {
+            throw .invalidQuery(
+                "\(op) expects exactly {\"query\": {\"className\", \"where\"}, \"key\"} for field '\(field)'")
+        }
+        var ofClass = BoundSQL()
+        ofClass.append(bind: try Self.className(query["className"], op: op, field: field))
+        let related = try relatedContext(op: op, field: field)
+        var sql = BoundSQL(sql: "EXISTS (")
+        sql.append(try semiJoin(ofClass: ofClass, where: query["where"] ?? .object([:]), op: op, field: field))
+        let inner = WhereCompiler(schema: related.schema, related: related.deeper)
+        let selected = try Self.jsonValue(inner.target(for: try FieldPath(key)))
+        sql.append(sql: " AND ")
+        sql.append(selected)
+        sql.append(sql: " = ")
+        sql.append(Self.jsonValue(target))
+        sql.append(sql: ")")
+        return op == "$dontSelect" ? WhereCompiler.not(sql) : sql
+    }
+
+    /// `SELECT 1 FROM objects relN WHERE app AND class AND (sub-where)`, without the closing parenthesis.
+    private func semiJoin(
+        ofClass: BoundSQL, where subWhere: JSON, op: String, field: String
+    ) throws(QueryError)
+        -> BoundSQL
+    {
+        let related = try relatedContext(op: op, field: field)
+        guard case .object = subWhere else {
+            throw .invalidQuery("\(op)'s where must be a JSON object (field '\(field)')")
+        }
+        let inner = WhereCompiler(schema: related.schema, related: related.deeper)
+        let alias = related.alias
+        var sql = BoundSQL(sql: "SELECT 1 FROM \(related.from) WHERE \(alias)_app = ")
+        sql.append(bind: related.appId)
+        sql.append(sql: " AND \(alias)_class = ")
+        sql.append(ofClass)
+        sql.append(sql: " AND ")
+        sql.append(try inner.compile(subWhere))
+        return sql
+    }
+
+    private func relatedContext(op: String, field: String) throws(QueryError) -> RelatedClasses {
+        guard let related else { throw .invalidQuery("\(op) is not available here (field '\(field)')") }
+        guard related.level < 4 else {
+            throw .invalidQuery("sub-queries nested deeper than 4 levels (field '\(field)')")
+        }
+        return related
+    }
+
+    static func className(_ value: JSON?, op: String, field: String) throws(QueryError) -> String {
+        guard let name = value?.stringValue, isClassName(name) else {
+            throw .invalidQuery("\(op) needs a valid className (field '\(field)')")
+        }
+        guard name != "_Installation" else {
+            throw .invalidQuery("\(op) cannot query _Installation (field '\(field)')")
+        }
+        return name
+    }
+
+    /// The jsonb holding the Pointer: a real column can never hold one.
+    static func pointerTarget(_ target: FieldTarget, op: String, field: String) throws(QueryError) -> BoundSQL {
+        guard case .json(let expression) = target else {
+            throw .invalidQuery("\(op) needs a Pointer field; '\(field)' is not one")
+        }
+        return expression
+    }
+
+    /// A field as jsonb, for comparing values across tables.
+    static func jsonValue(_ target: FieldTarget) -> BoundSQL {
+        switch target {
+        case .json(let expression): return expression
+        case .column(_, let expression): return BoundSQL(sql: "to_jsonb(") + expression + BoundSQL(sql: ")")
+        }
+    }
+}

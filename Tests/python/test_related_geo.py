@@ -1,0 +1,148 @@
+"""Targeting by related objects and location (issue 16, SPEC §12.1): `$inQuery` (with and without
+`className`), `$select`, `$nearSphere` on `_User` locations, in real pushes whose receivers the simulator
+confirms. Distances are set by hand: a latitude offset at a fixed longitude is exactly that great-circle
+distance (1 mile = 1 / 3958.8 radians).
+"""
+
+import math
+import secrets
+import time
+
+import requests
+
+DONE_TIMEOUT = 30
+MILE_DEGREES = math.degrees(1 / 3958.8)
+
+
+def post(server, app, path, body):
+    r = requests.post(server.url(path), json=body, headers=app.master_headers())
+    assert r.status_code in (200, 201), r.text
+    return r.json()
+
+
+def user(server, app, **fields):
+    return post(server, app, "/users", fields)["objectId"]
+
+
+def pointer(class_name, object_id):
+    return {"__type": "Pointer", "className": class_name, "objectId": object_id}
+
+
+def device(server, app, **fields):
+    token = secrets.token_hex(32)
+    post(server, app, "/installations", dict(deviceType="ios", deviceToken=token, **fields))
+    return token
+
+
+def push(server, app, where):
+    r = requests.post(server.url("/push"), json={"where": where, "data": {"alert": "near"}},
+                      headers=app.master_headers())
+    assert r.status_code == 200, r.text
+    push_id = r.json()["objectId"]
+    deadline = time.monotonic() + DONE_TIMEOUT
+    while True:
+        rec = requests.get(server.url("/notifications/" + push_id), headers=app.master_headers()).json()
+        if rec["status"] == "done":
+            return rec
+        assert time.monotonic() < deadline, rec
+        time.sleep(0.2)
+
+
+def received(simulator, token):
+    return simulator.requests_for(token)["accepted"]
+
+
+def geo(lat, lng):
+    return {"__type": "GeoPoint", "latitude": lat, "longitude": lng}
+
+
+def test_the_seed_example_reaches_only_the_device_within_a_mile(server, simulator, push_app):
+    # The seed's centre is (30.0, -20.0); each run uses its own longitude so runs never see each other's users.
+    lng = round(-20.0 + secrets.randbelow(1000) / 10.0, 1)
+    inside = user(server, push_app, location=geo(30.0 + 0.69 * MILE_DEGREES, lng))
+    farther = user(server, push_app, location=geo(30.0 + 1.5 * MILE_DEGREES, lng))
+    nowhere = user(server, push_app, nickname="no location")
+    tokens = {name: device(server, push_app, owner=pointer("_User", uid))
+              for name, uid in (("inside", inside), ("farther", farther), ("nowhere", nowhere))}
+    # The seed's where, verbatim but for the centre's longitude.
+    where = {"owner": {"$inQuery": {"location": {"$nearSphere": geo(30.0, lng), "$maxDistanceInMiles": 1.0}}}}
+    rec = push(server, push_app, where)
+    assert (rec["devices"], rec["successes"]) == (1, 1), rec
+    assert {name: received(simulator, t) for name, t in tokens.items()} == {"inside": 1, "farther": 0, "nowhere": 0}
+
+
+def test_select_targets_installations_whose_user_id_is_a_matching_users_object_id(server, simulator, push_app):
+    tag = secrets.token_hex(4)
+    vip = user(server, push_app, tier="gold-" + tag)
+    other = user(server, push_app, tier="tin-" + tag)
+    tokens = {"vip": device(server, push_app, userId=vip), "other": device(server, push_app, userId=other)}
+    where = {"userId": {"$select": {"query": {"className": "_User", "where": {"tier": "gold-" + tag}},
+                                    "key": "objectId"}}}
+    rec = push(server, push_app, where)
+    assert (rec["devices"], rec["successes"]) == (1, 1), rec
+    assert {n: received(simulator, t) for n, t in tokens.items()} == {"vip": 1, "other": 0}
+
+
+def test_in_query_on_a_custom_class(server, simulator, push_app):
+    city = "Beijing-" + secrets.token_hex(3)
+    beijing = post(server, push_app, "/classes/Team", {"city": city})["objectId"]
+    shanghai = post(server, push_app, "/classes/Team", {"city": "Shanghai"})["objectId"]
+    tokens = {"beijing": device(server, push_app, team=pointer("Team", beijing)),
+              "shanghai": device(server, push_app, team=pointer("Team", shanghai)),
+              "none": device(server, push_app)}
+    rec = push(server, push_app, {"team": {"$inQuery": {"className": "Team", "where": {"city": city}}}})
+    assert (rec["devices"], rec["successes"]) == (1, 1), rec
+    assert {n: received(simulator, t) for n, t in tokens.items()} == {"beijing": 1, "shanghai": 0, "none": 0}
+    # $notInQuery: every other device of the app, including those without a team, but not the Beijing one.
+    listed = requests.get(server.url("/installations"), headers=push_app.master_headers(), params={
+        "where": '{"team": {"$notInQuery": {"className": "Team", "where": {"city": "%s"}}}}' % city,
+        "limit": 1000}).json()["results"]
+    listed_tokens = {i.get("deviceToken") for i in listed}
+    assert tokens["shanghai"] in listed_tokens and tokens["none"] in listed_tokens
+    assert tokens["beijing"] not in listed_tokens
+
+
+def test_bad_operands_are_refused_and_nothing_is_stored(server, push_app):
+    before = server.event_count(push_app.app_id)
+    bad = [
+        ({"owner": {"$inQuery": {"location": {"$nearSphere": geo(200, 0), "$maxDistanceInMiles": 1}}}}, 111),
+        ({"loc": {"$nearSphere": {"latitude": 1}}}, 107),
+        ({"loc": {"$maxDistanceInMiles": 1}}, 102),
+        ({"owner": {"$inQuery": {"className": "_Nope!", "where": {}}}}, 102),
+        ({"owner": {"$inQuery": {"className": "Team", "where": []}}}, 102),
+        ({"objectId": {"$inQuery": {"className": "Team", "where": {}}}}, 102),
+        ({"userId": {"$select": {"query": {"className": "_User"}, "key": "objectId", "extra": 1}}}, 102),
+        ({"loc": {"$within": {"$box": [geo(10, 10)]}}}, 107),
+        ({"loc": {"$geoWithin": {"$polygon": [[0, 0], [1, 1]]}}}, 107),
+    ]
+    for where, code in bad:
+        r = requests.post(server.url("/push"), json={"where": where, "data": {"alert": "x"}},
+                          headers=push_app.master_headers())
+        assert r.status_code == 400 and r.json()["code"] == code, (where, r.text)
+    assert server.event_count(push_app.app_id) == before
+
+
+def test_box_polygon_and_center_sphere_over_installations(server, push_app):
+    """Geo operators on an installation's own GeoPoint field, listed with the master key."""
+    tag = secrets.token_hex(4)
+    spots = {"a": geo(10.0, 10.0), "b": geo(10.5, 10.5), "c": geo(20.0, 20.0), "dateline": geo(0.0, 179.5)}
+    for name, point in spots.items():
+        post(server, push_app, "/installations",
+             {"deviceType": "ios", "deviceToken": secrets.token_hex(32), "spot": point, "tag": tag, "name": name})
+
+    def names(condition):
+        where = '{"tag": "%s", "spot": %s}' % (tag, condition)
+        r = requests.get(server.url("/installations"), headers=push_app.master_headers(), params={"where": where})
+        assert r.status_code == 200, r.text
+        return sorted(i["name"] for i in r.json()["results"])
+
+    import json as _json
+    box = _json.dumps({"$within": {"$box": [geo(9.5, 9.5), geo(10.5, 10.5)]}})
+    assert names(box) == ["a", "b"]  # inclusive: b sits on the corner
+    across = _json.dumps({"$within": {"$box": [geo(-1, 179), geo(1, -179)]}})
+    assert names(across) == ["dateline"]
+    polygon = _json.dumps({"$geoWithin": {"$polygon": [[9, 9], [11, 9], [11, 11], [9, 11]]}})
+    assert names(polygon) == ["a", "b"]
+    # 0.6 degrees of latitude from (10.0, 10.0) reaches a (0) but not b (~0.7 degrees away).
+    sphere = _json.dumps({"$geoWithin": {"$centerSphere": [[10.0, 10.0], math.radians(0.6)]}})
+    assert names(sphere) == ["a"]
