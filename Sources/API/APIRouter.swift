@@ -19,7 +19,7 @@ public enum APIRouter {
         let api = router.group("/1.1").add(middleware: AuthMiddleware(apps: apps))
         InstallationRoutes(installations: installations).register(on: api)
         ObjectRoutes(objects: objects).register(on: api)
-        PushRoutes(pushes: pushes).register(on: api)
+        PushRoutes(pushes: pushes, objects: objects).register(on: api)
         OpenRoutes(opens: opens).register(on: api)
         ReportRoutes(reports: reports).register(on: api)
         presence.register(on: api)

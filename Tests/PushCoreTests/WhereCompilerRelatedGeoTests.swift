@@ -27,7 +27,8 @@ struct WhereCompilerRelatedGeoTests {
         (#"{"l":{"$geoWithin":{"$centerSphere":[[0,95],0.1]}}}"#, 111),
         (#"{"createdAt":{"$nearSphere":{"__type":"GeoPoint","latitude":1,"longitude":1}}}"#, 102),
         (#"{"o":{"$inQuery":5}}"#, 102),
-        (#"{"o":{"$inQuery":{"className":"Bad Name","where":{}}}}"#, 102),
+        (#"{"o":{"$inQuery":{"className":"Bad Name","where":{}}}}"#, 103),
+        (#"{"o":{"$inQuery":{"where":{},"className":5}}}"#, 102),
         (#"{"o":{"$inQuery":{"className":"_Installation","where":{}}}}"#, 102),
         (#"{"objectId":{"$inQuery":{"className":"Team","where":{}}}}"#, 102),
         (#"{"o":{"$select":{"query":{"className":"Team"}}}}"#, 102),
@@ -39,6 +40,14 @@ struct WhereCompilerRelatedGeoTests {
     ])
     func refused(query: String, expected: Int) throws {
         #expect(try code(query) == expected)
+    }
+
+    @Test("the classes a where names in sub-queries, at any depth")
+    func referenced() throws {
+        let query = try JSON.parse(
+            #"{"$or":[{"a":{"$inQuery":{"className":"Team","where":{"b":{"$select":{"query":{"className":"_User"},"key":"k"}}}}}},{"c":{"$notInQuery":{"where":{}}}}]}"#
+        )
+        #expect(WhereCompiler.referencedClasses(query) == ["Team", "_User"])
     }
 
     @Test("related operators need to know the app; geo and related operands that are right compile")

@@ -7,8 +7,12 @@ import PushCore
 /// `/push`, `/push/devices`, push records and scheduled pushes (SPEC §4).
 public struct PushRoutes: Sendable {
     let pushes: PushStore
+    let objects: ObjectStore
 
-    public init(pushes: PushStore) { self.pushes = pushes }
+    public init(pushes: PushStore, objects: ObjectStore) {
+        self.pushes = pushes
+        self.objects = objects
+    }
 
     public func register(on router: some RouterMethods<PushContext>) {
         router.post("push") { request, context in try await push(request, context, devices: false) }
@@ -41,6 +45,11 @@ public struct PushRoutes: Sendable {
                     whereJSON)
             } catch {
                 throw LeanError(error.code, error.message)
+            }
+            // A sub-query on a class that has never existed would match nothing without a word: refuse it.
+            let named = WhereCompiler.referencedClasses(whereJSON)
+            if let missing = named.subtracting(try await objects.existingClasses(appId: app.appId, named)).sorted().first {
+                throw LeanError(101, "Class \(missing) does not exist.")
             }
         }
         let accepted = try await pushes.request(parsed, app: app, metadata: context.metadata(for: request), now: now)

@@ -24,6 +24,18 @@ extension ObjectStore {
         ) { row, keys in try StoredObject(row: row).rendered(keys: keys) }
     }
 
+    /// Which of `classNames` exist in the app: they have objects, or had (their field types stay).
+    public func existingClasses(appId: String, _ classNames: Set<String>) async throws -> Set<String> {
+        guard !classNames.isEmpty else { return [] }
+        let rows = try await store.pool.query(
+            """
+            SELECT c FROM unnest(\(Array(classNames))::text[]) AS c
+            WHERE EXISTS (SELECT 1 FROM class_fields f WHERE f.app_id = \(appId) AND f.class_name = c)
+               OR EXISTS (SELECT 1 FROM objects o WHERE o.app_id = \(appId) AND o.class_name = c)
+            """)
+        return Set(try rows.map { try $0.string("c") })
+    }
+
     /// The class's field types as inferred so far (field → `String`, `Pointer<_User>`, `GeoPoint`…).
     public func fieldTypes(appId: String, className: String) async throws -> [String: FieldType] {
         try await store.pool.withConnection { try await Self.fieldTypes(className, appId: appId, on: $0) }

@@ -139,13 +139,39 @@ extension WhereCompiler {
     }
 
     static func className(_ value: JSON?, op: String, field: String) throws(QueryError) -> String {
-        guard let name = value?.stringValue, isClassName(name) else {
-            throw .invalidQuery("\(op) needs a valid className (field '\(field)')")
+        guard let name = value?.stringValue else {
+            throw .invalidQuery("\(op) needs a className (field '\(field)')")
         }
+        // The classes API's code for the same mistake.
+        guard isClassName(name) else { throw QueryError(code: 103, message: "Invalid class name: \(name).") }
         guard name != "_Installation" else {
             throw .invalidQuery("\(op) cannot query _Installation (field '\(field)')")
         }
         return name
+    }
+
+    /// The classes a `where` names in `$inQuery`/`$notInQuery`/`$select`/`$dontSelect`, so a caller can refuse
+    /// a class that does not exist instead of silently matching nothing.
+    public static func referencedClasses(_ value: JSON) -> Set<String> {
+        var names = Set<String>()
+        func walk(_ value: JSON) {
+            switch value {
+            case .object(let fields):
+                for (key, inner) in fields {
+                    if ["$inQuery", "$notInQuery"].contains(key), let name = inner["className"]?.stringValue {
+                        names.insert(name)
+                    }
+                    if ["$select", "$dontSelect"].contains(key), let name = inner["query"]?["className"]?.stringValue {
+                        names.insert(name)
+                    }
+                    walk(inner)
+                }
+            case .array(let items): items.forEach(walk)
+            default: break
+            }
+        }
+        walk(value)
+        return names
     }
 
     /// The jsonb holding the Pointer: a real column can never hold one.
