@@ -148,3 +148,53 @@ def test_box_polygon_and_center_sphere_over_installations(server, push_app):
     # 0.6 degrees of latitude from (10.0, 10.0) reaches a (0) but not b (~0.7 degrees away).
     sphere = _json.dumps({"$geoWithin": {"$centerSphere": [[10.0, 10.0], math.radians(0.6)]}})
     assert names(sphere) == ["a"]
+
+
+def test_the_official_sdk_queries_unchanged(server, sdk):
+    """leancloud.Query's near / within_miles / within_kilometers / within_geo_box, matches_query,
+    does_not_match_query and matches_key_in_query, against /1.1/classes and /1.1/installations."""
+    lc = sdk.as_master()
+    try:
+        lng = round(60.0 + secrets.randbelow(1000) / 10.0, 1)
+        tag = "sdk-" + secrets.token_hex(4)
+        users = {}
+        for name, miles in (("near", 0.5), ("mid", 3.0), ("far", 40.0)):
+            u = lc.User()
+            u.set("tag", tag)
+            u.set("location", lc.GeoPoint(10.0 + miles * MILE_DEGREES, lng))
+            u.save()
+            users[name] = u
+        center = lc.GeoPoint(10.0, lng)
+
+        def names(query):
+            return [next(n for n, u in users.items() if u.id == o.id) for o in query.find()]
+
+        q = lc.Query("_User").equal_to("tag", tag)
+        assert names(q.near("location", center)) == ["near", "mid", "far"]  # nearest first, no order given
+        assert sorted(names(lc.Query("_User").equal_to("tag", tag).within_miles("location", center, 5))) == ["mid", "near"]
+        assert names(lc.Query("_User").equal_to("tag", tag).within_kilometers("location", center, 1.609344)) == ["near"]
+        box = lc.Query("_User").equal_to("tag", tag).within_geo_box(
+            "location", lc.GeoPoint(9.9, lng - 0.1), lc.GeoPoint(10.0 + 10 * MILE_DEGREES, lng + 0.1))
+        assert sorted(names(box)) == ["mid", "near"]
+
+        installs = {}
+        for name, u in users.items():
+            inst = lc.Installation()
+            inst.set("deviceType", "ios")
+            inst.set("deviceToken", secrets.token_hex(32))
+            inst.set("owner", u)
+            inst.set("userId", u.id)
+            inst.set("tag", tag)
+            inst.save()
+            installs[inst.id] = name
+
+        nearby = lc.Query("_User").within_miles("location", center, 5)
+
+        def installed(query):
+            return sorted(installs[i.id] for i in query.equal_to("tag", tag).find())
+
+        assert installed(lc.Query(lc.Installation).matches_query("owner", nearby)) == ["mid", "near"]
+        assert installed(lc.Query(lc.Installation).does_not_match_query("owner", nearby)) == ["far"]
+        assert installed(lc.Query(lc.Installation).matches_key_in_query("userId", "objectId", nearby)) == ["mid", "near"]
+    finally:
+        sdk.as_app()

@@ -48,7 +48,9 @@ public struct PushRoutes: Sendable {
             }
             // A sub-query on a class that has never existed would match nothing without a word: refuse it.
             let named = WhereCompiler.referencedClasses(whereJSON)
-            if let missing = named.subtracting(try await objects.existingClasses(appId: app.appId, named)).sorted().first {
+            if let missing = named.subtracting(try await objects.existingClasses(appId: app.appId, named)).sorted()
+                .first
+            {
                 throw LeanError(101, "Class \(missing) does not exist.")
             }
         }

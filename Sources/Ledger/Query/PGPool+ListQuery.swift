@@ -16,7 +16,12 @@ extension PGPool {
         let order: BoundSQL
         do {
             condition = try compiler.compile(request.whereJSON)
-            order = try compiler.compileOrder(request.order ?? "")
+            // SPEC §12.1: a listing with $nearSphere and no `order` comes nearest first.
+            if request.order == nil, let nearest = try compiler.distanceOrder(request.whereJSON) {
+                order = nearest + BoundSQL(sql: ", ") + (try compiler.compileOrder(""))
+            } else {
+                order = try compiler.compileOrder(request.order ?? "")
+            }
         } catch {
             throw LeanError(error.code, error.message)
         }

@@ -106,6 +106,19 @@ extension WhereCompiler {
         return line + (try Self.geometry(target, field: field)) + BoundSQL(sql: ")")
     }
 
+    /// `ORDER BY` for the first top-level field with `$nearSphere`: spherical distance from its point,
+    /// nearest first (index-assisted by `<->`); nil when the query has none.
+    public func distanceOrder(_ where: JSON) throws(QueryError) -> BoundSQL? {
+        guard case .object(let fields) = `where` else { return nil }
+        for key in fields.keys.sorted() where !key.hasPrefix("$") {
+            guard let near = fields[key]?["$nearSphere"] else { continue }
+            let center = try Self.geoPoint(near, op: "$nearSphere", field: key)
+            let geography = try Self.geography(try target(for: try FieldPath(key)), field: key)
+            return geography + BoundSQL(sql: " <-> ") + Self.point(center) + BoundSQL(sql: "::geography ASC")
+        }
+        return nil
+    }
+
     struct Point {
         let latitude: Double
         let longitude: Double
