@@ -1,6 +1,6 @@
 /// Where the objects of other classes are (`$inQuery`, `$notInQuery`, `$select`, `$dontSelect`; SPEC §12.1):
 /// the app (bound) and the table (`objects`, or a replay's scratch copy). Sub-queries become correlated
-/// `EXISTS` semi-joins inside the one statement, never a query per row.
+/// uncorrelated `IN (SELECT …)` sub-queries inside the one statement, never a query per row.
 public struct RelatedClasses: Sendable, Hashable {
     public let appId: String
     /// A trusted table name, e.g. `objects`.
@@ -63,26 +63,34 @@ extension WhereCompiler {
                 "\(op) expects {\"className\", \"where\"} for field '\(field)', not \(operand.typeName)")
         }
         let pointer = try Self.pointerTarget(target, op: op, field: field)
-        let full = object["className"] != nil || object["where"] != nil
-        // The shorthand's class is the one the stored pointer names.
-        let ofClass: BoundSQL
-        if full {
-            var bound = BoundSQL()
-            bound.append(bind: try Self.className(object["className"], op: op, field: field))
-            ofClass = bound
-        } else {
-            ofClass = BoundSQL(sql: "(") + pointer + BoundSQL(sql: " ->> 'className')")
-        }
         let alias = try relatedContext(op: op, field: field).alias
-        var sql = BoundSQL(sql: "EXISTS (")
-        sql.append(
-            try semiJoin(
-                ofClass: ofClass, where: full ? (object["where"] ?? .object([:])) : operand, op: op, field: field))
-        sql.append(sql: " AND \(alias)_id = (")
-        sql.append(pointer)
-        sql.append(sql: " ->> 'objectId') AND (")
-        sql.append(pointer)
-        sql.append(sql: " ->> '__type') = 'Pointer')")
+        let full = object["className"] != nil || object["where"] != nil
+        func part(_ key: String) -> BoundSQL { BoundSQL(sql: "(") + pointer + BoundSQL(sql: " ->> '\(key)')") }
+        var sql = BoundSQL(sql: "(") + part("__type") + BoundSQL(sql: " = 'Pointer' AND ")
+        if full {
+            let className = try Self.className(object["className"], op: op, field: field)
+            var onlyClass = BoundSQL(sql: " AND \(alias)_class = ")
+            onlyClass.append(bind: className)
+            sql.append(part("className"))
+            sql.append(sql: " = ")
+            sql.append(bind: className)
+            sql.append(sql: " AND ")
+            sql.append(part("objectId"))
+            sql.append(sql: " IN (")
+            sql.append(
+                try subQuery(
+                    select: "\(alias)_id", onlyClass, where: object["where"] ?? .object([:]), op: op, field: field))
+        } else {
+            // The shorthand's class is the one each stored pointer names.
+            sql.append(sql: "(")
+            sql.append(part("className"))
+            sql.append(sql: ", ")
+            sql.append(part("objectId"))
+            sql.append(sql: ") IN (")
+            sql.append(
+                try subQuery(select: "\(alias)_class, \(alias)_id", BoundSQL(), where: operand, op: op, field: field))
+        }
+        sql.append(sql: "))")
         return op == "$notInQuery" ? WhereCompiler.not(sql) : sql
     }
 
@@ -94,37 +102,38 @@ extension WhereCompiler {
             throw .invalidQuery(
                 "\(op) expects exactly {\"query\": {\"className\", \"where\"}, \"key\"} for field '\(field)'")
         }
-        var ofClass = BoundSQL()
-        ofClass.append(bind: try Self.className(query["className"], op: op, field: field))
         let related = try relatedContext(op: op, field: field)
-        var sql = BoundSQL(sql: "EXISTS (")
-        sql.append(try semiJoin(ofClass: ofClass, where: query["where"] ?? .object([:]), op: op, field: field))
+        var onlyClass = BoundSQL(sql: " AND \(related.alias)_class = ")
+        onlyClass.append(bind: try Self.className(query["className"], op: op, field: field))
         let inner = WhereCompiler(schema: related.schema, related: related.deeper)
-        let selected = try Self.jsonValue(inner.target(for: try FieldPath(key)))
-        sql.append(sql: " AND ")
-        sql.append(selected)
-        sql.append(sql: " = ")
-        sql.append(Self.jsonValue(target))
+        let selected = Self.jsonValue(try inner.target(for: try FieldPath(key)))
+        var sql = Self.jsonValue(target) + BoundSQL(sql: " IN (")
+        sql.append(
+            try subQuery(select: selected, onlyClass, where: query["where"] ?? .object([:]), op: op, field: field))
         sql.append(sql: ")")
         return op == "$dontSelect" ? WhereCompiler.not(sql) : sql
     }
 
-    /// `SELECT 1 FROM objects relN WHERE app AND class AND (sub-where)`, without the closing parenthesis.
-    private func semiJoin(
-        ofClass: BoundSQL, where subWhere: JSON, op: String, field: String
-    ) throws(QueryError)
-        -> BoundSQL
-    {
+    /// `SELECT <columns> FROM objects relN WHERE app <class> AND (sub-where)`: uncorrelated, so the planner
+    /// can drive it from the objects' indexes (a geo index, say) and hash or index-join the outer rows to it.
+    private func subQuery(
+        select columns: String, _ classCondition: BoundSQL, where subWhere: JSON, op: String, field: String
+    ) throws(QueryError) -> BoundSQL {
+        try subQuery(select: BoundSQL(sql: columns), classCondition, where: subWhere, op: op, field: field)
+    }
+
+    private func subQuery(
+        select columns: BoundSQL, _ classCondition: BoundSQL, where subWhere: JSON, op: String, field: String
+    ) throws(QueryError) -> BoundSQL {
         let related = try relatedContext(op: op, field: field)
         guard case .object = subWhere else {
             throw .invalidQuery("\(op)'s where must be a JSON object (field '\(field)')")
         }
         let inner = WhereCompiler(schema: related.schema, related: related.deeper)
-        let alias = related.alias
-        var sql = BoundSQL(sql: "SELECT 1 FROM \(related.from) WHERE \(alias)_app = ")
+        var sql =
+            BoundSQL(sql: "SELECT ") + columns + BoundSQL(sql: " FROM \(related.from) WHERE \(related.alias)_app = ")
         sql.append(bind: related.appId)
-        sql.append(sql: " AND \(alias)_class = ")
-        sql.append(ofClass)
+        sql.append(classCondition)
         sql.append(sql: " AND ")
         sql.append(try inner.compile(subWhere))
         return sql
