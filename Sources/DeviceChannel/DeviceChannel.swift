@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Ledger
 import Logging
@@ -58,7 +59,7 @@ public struct DeviceChannel: Sendable {
     }
 
     static func isChannelPath(_ target: String?) -> Bool {
-        target?.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first == Self.path[...]
+        target.map { URI($0).path == Self.path } ?? false
     }
 
     /// What a connection request amounts to.
@@ -73,16 +74,17 @@ public struct DeviceChannel: Sendable {
         guard let target = request.path, Self.isChannelPath(target) else {
             return .refused(.notFound("Not a channel path."))
         }
-        let query = Self.query(of: target)
-        guard let appId = query["appId"], !appId.isEmpty, let installationId = query["installationId"],
-            !installationId.isEmpty
+        // Hummingbird's own query parsing, as for every REST route.
+        let query = URI(target).queryParameters
+        guard let appId = query["appId"].map(String.init), !appId.isEmpty,
+            let installationId = query["installationId"].map(String.init), !installationId.isEmpty
         else {
             return .refused(.missingField("appId and installationId are required to connect."))
         }
         let bearer = request.headerFields[.authorization].flatMap { value in
             value.hasPrefix("Bearer ") ? String(value.dropFirst(7)) : nil
         }
-        guard let token = query["token"] ?? bearer else {
+        guard let token = query["token"].map(String.init) ?? bearer else {
             return .refused(
                 .missingField("token is required: the channelToken returned when the installation is saved."))
         }
@@ -97,18 +99,6 @@ public struct DeviceChannel: Sendable {
             return .refused(.unauthorized)
         }
         return .accepted(app, installationId: installationId)
-    }
-
-    static func query(of target: String) -> [String: String] {
-        guard let q = target.split(separator: "?", maxSplits: 1).dropFirst().first else { return [:] }
-        var result: [String: String] = [:]
-        for pair in q.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-            guard let name = parts.first?.removingPercentEncoding else { continue }
-            let value = parts.count > 1 ? parts[1].replacingOccurrences(of: "+", with: " ") : ""
-            result[name] = value.removingPercentEncoding ?? value
-        }
-        return result
     }
 
     /// The services that keep the channel going in `serve`.

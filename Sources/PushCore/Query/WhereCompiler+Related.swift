@@ -1,6 +1,6 @@
 /// Where the objects of other classes are (`$inQuery`, `$notInQuery`, `$select`, `$dontSelect`; SPEC §12.1):
-/// the app (bound) and the table (`objects`, or a replay's scratch copy). Sub-queries become correlated
-/// uncorrelated `IN (SELECT …)` sub-queries inside the one statement, never a query per row.
+/// the app (bound) and the table (`objects`, or a replay's scratch copy). Sub-queries become uncorrelated
+/// `IN (SELECT …)` inside the one statement, never a query per row.
 public struct RelatedClasses: Sendable, Hashable {
     public let appId: String
     /// A trusted table name, e.g. `objects`.
@@ -22,38 +22,14 @@ public struct RelatedClasses: Sendable, Hashable {
     }
 
     var deeper: RelatedClasses { RelatedClasses(appId: appId, objectsTable: objectsTable, level: level + 1) }
+    /// Sub-queries never refer to the outer row, so an alias per level only keeps the SQL readable.
     var alias: String { "rel\(level)" }
 
-    /// The sub-query's table with every column renamed `relN_…`: the outer query's own `data`, `object_id`…
-    /// written unqualified inside the sub-query still mean the outer row (a plain alias would shadow them),
-    /// and PostgreSQL pulls the renaming sub-select up, so the objects' indexes still serve.
-    var from: String {
-        "(SELECT app_id AS \(alias)_app, class_name AS \(alias)_class, object_id AS \(alias)_id, data AS \(alias)_data, "
-            + "created_at AS \(alias)_created, updated_at AS \(alias)_updated FROM \(objectsTable)) \(alias)"
-    }
-
-    /// How the sub-query's `where` reads the renamed columns.
-    var schema: QuerySchema {
-        QuerySchema(
-            dataColumn: "\(alias)_data",
-            columns: [
-                "objectId": .init("\(alias)_id", .text), "createdAt": .init("\(alias)_created", .timestamptz),
-                "updatedAt": .init("\(alias)_updated", .timestamptz),
-            ],
-            tiebreakColumn: "\(alias)_id")
-    }
+    /// How the sub-query's `where` reads `objects`.
+    var schema: QuerySchema { QuerySchema.objects.aliased(alias) }
 }
 
 extension WhereCompiler {
-    /// Class names as the classes API accepts them.
-    static func isClassName(_ name: String) -> Bool {
-        if name == "_User" || name == "_Installation" { return true }
-        let bytes = Array(name.utf8)
-        func letter(_ b: UInt8) -> Bool { (b >= 65 && b <= 90) || (b >= 97 && b <= 122) }
-        guard let first = bytes.first, letter(first), bytes.count <= 128 else { return false }
-        return bytes.allSatisfy { letter($0) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
-    }
-
     /// `$inQuery` / `$notInQuery`: the Pointer in the field points at an object the sub-query matches. The
     /// operand is `{"className","where"}` (limit, skip and order are ignored: a semi-join is unbounded) or the
     /// seed's shorthand, a bare `where`, whose class is the one the stored pointer names.
@@ -69,7 +45,7 @@ extension WhereCompiler {
         var sql = BoundSQL(sql: "(") + part("__type") + BoundSQL(sql: " = 'Pointer' AND ")
         if full {
             let className = try Self.className(object["className"], op: op, field: field)
-            var onlyClass = BoundSQL(sql: " AND \(alias)_class = ")
+            var onlyClass = BoundSQL(sql: " AND \(alias).class_name = ")
             onlyClass.append(bind: className)
             sql.append(part("className"))
             sql.append(sql: " = ")
@@ -79,7 +55,8 @@ extension WhereCompiler {
             sql.append(sql: " IN (")
             sql.append(
                 try subQuery(
-                    select: "\(alias)_id", onlyClass, where: object["where"] ?? .object([:]), op: op, field: field))
+                    select: BoundSQL(sql: "\(alias).object_id"), onlyClass, where: object["where"] ?? .object([:]),
+                    op: op, field: field))
         } else {
             // The shorthand's class is the one each stored pointer names.
             sql.append(sql: "(")
@@ -88,7 +65,9 @@ extension WhereCompiler {
             sql.append(part("objectId"))
             sql.append(sql: ") IN (")
             sql.append(
-                try subQuery(select: "\(alias)_class, \(alias)_id", BoundSQL(), where: operand, op: op, field: field))
+                try subQuery(
+                    select: BoundSQL(sql: "\(alias).class_name, \(alias).object_id"), BoundSQL(), where: operand,
+                    op: op, field: field))
         }
         sql.append(sql: "))")
         return op == "$notInQuery" ? WhereCompiler.not(sql) : sql
@@ -103,7 +82,7 @@ extension WhereCompiler {
                 "\(op) expects exactly {\"query\": {\"className\", \"where\"}, \"key\"} for field '\(field)'")
         }
         let related = try relatedContext(op: op, field: field)
-        var onlyClass = BoundSQL(sql: " AND \(related.alias)_class = ")
+        var onlyClass = BoundSQL(sql: " AND \(related.alias).class_name = ")
         onlyClass.append(bind: try Self.className(query["className"], op: op, field: field))
         let inner = WhereCompiler(schema: related.schema, related: related.deeper)
         let selected = Self.jsonValue(try inner.target(for: try FieldPath(key)))
@@ -117,12 +96,6 @@ extension WhereCompiler {
     /// `SELECT <columns> FROM objects relN WHERE app <class> AND (sub-where)`: uncorrelated, so the planner
     /// can drive it from the objects' indexes (a geo index, say) and hash or index-join the outer rows to it.
     private func subQuery(
-        select columns: String, _ classCondition: BoundSQL, where subWhere: JSON, op: String, field: String
-    ) throws(QueryError) -> BoundSQL {
-        try subQuery(select: BoundSQL(sql: columns), classCondition, where: subWhere, op: op, field: field)
-    }
-
-    private func subQuery(
         select columns: BoundSQL, _ classCondition: BoundSQL, where subWhere: JSON, op: String, field: String
     ) throws(QueryError) -> BoundSQL {
         let related = try relatedContext(op: op, field: field)
@@ -131,7 +104,8 @@ extension WhereCompiler {
         }
         let inner = WhereCompiler(schema: related.schema, related: related.deeper)
         var sql =
-            BoundSQL(sql: "SELECT ") + columns + BoundSQL(sql: " FROM \(related.from) WHERE \(related.alias)_app = ")
+            BoundSQL(sql: "SELECT ") + columns
+            + BoundSQL(sql: " FROM \(related.objectsTable) \(related.alias) WHERE \(related.alias).app_id = ")
         sql.append(bind: related.appId)
         sql.append(classCondition)
         sql.append(sql: " AND ")
@@ -152,7 +126,7 @@ extension WhereCompiler {
             throw .invalidQuery("\(op) needs a className (field '\(field)')")
         }
         // The classes API's code for the same mistake.
-        guard isClassName(name) else { throw QueryError(code: 103, message: "Invalid class name: \(name).") }
+        guard ClassName.isValid(name) else { throw QueryError(code: 103, message: "Invalid class name: \(name).") }
         guard name != "_Installation" else {
             throw .invalidQuery("\(op) cannot query _Installation (field '\(field)')")
         }
