@@ -59,6 +59,8 @@ public enum PushLedgerServer {
             services.append(
                 RetentionService(job: RetentionJob(store: ledger.events), interval: interval, logger: logger))
         }
+        services.append(
+            FieldIndexService(indexes: FieldIndexes(pool: ledger.pool), interval: .seconds(30), logger: logger))
         services += channel.services(databaseURL: config.databaseURL, logger: logger)
         services += ledger.projectorRunners(wakeups: wakeups)
         let group = ServiceGroup(

@@ -13,9 +13,7 @@ struct RetentionService: Service {
 
     func run() async throws {
         // A short delay so a restart storm does not run it on every start before serving.
-        // Cancelled by shutdown, so a SIGTERM right after start is not held up by it.
-        try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(5)) }
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+        await Periodically.run(after: .seconds(5), every: interval) {
             do {
                 let report = try await job.run()
                 logger.info("retention: \(report.json.encoded())")
@@ -31,7 +29,6 @@ struct RetentionService: Service {
                 logger.error("retention failed: \(error)")
                 Counter(label: "pushledger_retention_runs_total", dimensions: [("result", "error")]).increment()
             }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }
 }

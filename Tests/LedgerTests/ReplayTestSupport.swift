@@ -47,14 +47,17 @@ enum ReplayTestSupport {
         return (ids.sorted(), events.first?["at"]?.stringValue.flatMap(LeanDate.parse))
     }
 
-    /// Rows (object_id, data, dates, version) of `app` in table `a` missing from table `b`, as JSON text.
-    static func rowsOnlyIn(_ a: String, notIn b: String, app: String, on conn: PGConnection) async throws -> [String] {
+    /// Rows (key, data, dates, version) of `app` in table `a` missing from table `b`, as JSON text. `key` is
+    /// `object_id` for installations, `class_name, object_id` for objects.
+    static func rowsOnlyIn(
+        _ a: String, notIn b: String, app: String, key: String = "object_id", on conn: PGConnection
+    ) async throws -> [String] {
         try await conn.query(
             """
             SELECT row_to_json(d)::text AS r FROM (
-                SELECT object_id, data, created_at, updated_at, version FROM \(unsafeRaw: a) WHERE app_id = \(app)
+                SELECT \(unsafeRaw: key), data, created_at, updated_at, version FROM \(unsafeRaw: a) WHERE app_id = \(app)
                 EXCEPT ALL
-                SELECT object_id, data, created_at, updated_at, version FROM \(unsafeRaw: b) WHERE app_id = \(app)) d
+                SELECT \(unsafeRaw: key), data, created_at, updated_at, version FROM \(unsafeRaw: b) WHERE app_id = \(app)) d
             ORDER BY 1
             """
         ).map { try $0.string("r") }

@@ -4,9 +4,11 @@ confirms. Distances are set by hand: a latitude offset at a fixed longitude is e
 distance (1 mile = 1 / 3958.8 radians).
 """
 
+import json
 import math
 import secrets
 import time
+from datetime import datetime, timedelta, timezone
 
 import requests
 
@@ -69,6 +71,54 @@ def test_the_seed_example_reaches_only_the_device_within_a_mile(server, simulato
     rec = push(server, push_app, where)
     assert (rec["devices"], rec["successes"]) == (1, 1), rec
     assert {name: received(simulator, t) for name, t in tokens.items()} == {"inside": 1, "farther": 0, "nowhere": 0}
+
+
+def test_replay_and_explain_read_the_users_where_they_were_at_the_push(server, simulator, push_app):
+    lng = round(-20.0 + secrets.randbelow(1000) / 10.0, 1)
+    came_near = user(server, push_app, location=geo(30.0 + 1.4 * MILE_DEGREES, lng))
+    went_away = user(server, push_app, location=geo(30.0 + 0.5 * MILE_DEGREES, lng))
+    installations = {}
+    for name, uid in (("came_near", came_near), ("went_away", went_away)):
+        token = secrets.token_hex(32)
+        body = dict(deviceType="ios", deviceToken=token, owner=pointer("_User", uid))
+        installations[name] = (post(server, push_app, "/installations", body)["objectId"], token)
+    where = {"owner": {"$inQuery": {"location": {"$nearSphere": geo(30.0, lng), "$maxDistanceInMiles": 1.0}}}}
+    rec = push(server, push_app, where)
+    assert (rec["devices"], rec["successes"]) == (1, 1), rec
+    assert received(simulator, installations["went_away"][1]) == 1
+    time.sleep(0.05)
+    between = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    time.sleep(0.05)
+    # Both users move after the push: the one inside goes 3 miles out, the one outside comes within 0.25 miles.
+    for uid, miles in ((went_away, 3.0), (came_near, 0.25)):
+        r = requests.put(server.url("/users/" + uid), json={"location": geo(30.0 + miles * MILE_DEGREES, lng)},
+                         headers=push_app.master_headers())
+        assert r.status_code == 200, r.text
+
+    def replay(at):
+        done = server.cli("replay", "--app", push_app.app_id, "--at", at, "--where", json.dumps(where),
+                          "--format", "json")
+        return json.loads(done.stdout)
+
+    assert replay(between) == [installations["went_away"][0]]
+    now = (datetime.now(timezone.utc) + timedelta(seconds=1)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    assert replay(now) == [installations["came_near"][0]]
+
+    def explain(name):
+        done = server.cli("explain", "--app", push_app.app_id, "--push", rec["objectId"], "--installation",
+                          installations[name][0], "--format", "json")
+        out = json.loads(done.stdout)
+        return out, next(c for c in out["conditions"] if c["name"] == "where.owner")
+
+    # At the push the user was 1.4 miles out (the hand-set offset), beyond the mile.
+    excluded, owner = explain("came_near")
+    assert excluded["verdict"] == "excluded" and excluded["excludedBy"] == "where.owner", excluded
+    assert owner["met"] is False and "owner's location 1.40 mi away > 1.0 mi" in owner["value"], owner
+    assert excluded["delivery"]["state"] == "not targeted", excluded
+    targeted, owner = explain("went_away")
+    assert targeted["verdict"] == "targeted" and owner["met"] is True, targeted
+    assert "location 0.50 mi away ≤ 1.0 mi" in owner["value"], owner
+    assert targeted["delivery"]["state"] == "delivered", targeted
 
 
 def test_select_targets_installations_whose_user_id_is_a_matching_users_object_id(server, simulator, push_app):

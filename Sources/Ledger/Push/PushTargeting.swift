@@ -177,16 +177,24 @@ public struct PushTargeting: Sendable {
     }
 
     /// The SQL condition for "valid installations of this app matching `where`" (SPEC §4.3).
-    public static func targetCondition(app: App, whereJSON: JSON, now: Date) throws -> PGQuery {
-        let compiled = try Self.compiled(whereJSON, appId: app.appId)
+    /// - Parameter objectsTable: where sub-queries read other classes: the live `objects`, or a replay's copy
+    ///   folded to its instant.
+    public static func targetCondition(
+        app: App, whereJSON: JSON, now: Date, objectsTable: String = "objects"
+    ) throws -> PGQuery {
+        let compiled = try Self.compiled(whereJSON, appId: app.appId, objectsTable: objectsTable)
         let ttlDays = max(1, app.intSetting("installation_ttl_days"))
         let oldest = now.addingTimeInterval(-Double(ttlDays) * 86400)
         return "app_id = \(app.appId) AND valid AND updated_at > \(oldest)::timestamptz AND (\(compiled))"
     }
 
-    static func compiled(_ whereJSON: JSON, appId: String) throws(LeanError) -> BoundSQL {
+    static func compiled(
+        _ whereJSON: JSON, appId: String, objectsTable: String = "objects"
+    ) throws(LeanError) -> BoundSQL {
         do {
-            return try WhereCompiler(schema: .installations, related: RelatedClasses(appId: appId)).compile(whereJSON)
+            return try WhereCompiler(
+                schema: .installations, related: RelatedClasses(appId: appId, objectsTable: objectsTable)
+            ).compile(whereJSON)
         } catch {
             throw LeanError(error.code, error.message)
         }

@@ -4,7 +4,8 @@ import PushCore
 
 /// `pushledger explain` (SPEC §9): folds one installation's stream up to the instant a push was targeted
 /// (through `InstallationProjection.apply` itself, into a scratch schema) and evaluates each targeting
-/// condition on that row on its own, so the first one not met can be named.
+/// condition on that row on its own, so the first one not met can be named. Objects of other classes that the
+/// push's `where` reads are folded to the same instant.
 public struct Explainer: Sendable {
     let store: EventStore
 
@@ -42,6 +43,10 @@ public struct Explainer: Sendable {
             let fold = InstallationFold(appId: app.appId, at: instant)
             try await fold.appSettings(into: scratch, on: conn)
             _ = try await fold.perEvent(into: scratch, objectId: objectId, on: conn)
+            if case .query(let whereJSON) = push.request.audience, WhereCompiler.readsOtherClasses(whereJSON) {
+                // Sub-queries match against every object of a class (a `$select` any of them), so all are folded.
+                _ = try await ObjectFold(appId: app.appId, at: instant).setBased(into: scratch, on: conn)
+            }
             let appThen = try await Replayer.app(app, in: scratch, on: conn)
             let row = InstallationAtInstant(
                 scratch: scratch, appId: app.appId, objectId: objectId, instant: instant, conn: conn)

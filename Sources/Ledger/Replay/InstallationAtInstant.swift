@@ -22,16 +22,8 @@ struct InstallationAtInstant {
         }
     }
 
-    /// Whether `condition` (over the installations table's columns) holds for this row; NULL counts as false,
-    /// as in targeting's WHERE.
-    private func holds(_ condition: PGQuery) async throws -> Bool {
-        try await conn.query(
-            """
-            SELECT coalesce((\(condition)), false) AS ok FROM \(unsafeRaw: scratch.installations)
-            WHERE app_id = \(appId) AND object_id = \(objectId)
-            """
-        ).first?.bool("ok") ?? false
-    }
+    /// Whether `condition` (over the installations table's columns) holds for this row.
+    private func holds(_ condition: PGQuery) async throws -> Bool { try await installationRow.holds(condition) }
 
     func existence(history: [TimedEvent]) async throws -> Explanation.Condition {
         if let row = try await row {
@@ -81,15 +73,9 @@ struct InstallationAtInstant {
         }
         add("deviceType", "push data has content for the platform", deviceType, hasContent.flatMap { $0 } != nil)
         for (key, condition) in Self.whereItems(whereJSON) {
-            let compiled: BoundSQL
-            do {
-                // Other classes are read as they are now: objects are not folded to the instant yet.
-                compiled = try WhereCompiler(schema: .installations, related: RelatedClasses(appId: appId))
-                    .compile(.object([key: condition]))
-            } catch {
-                throw error.leanError
-            }
+            let compiled = try compile(.object([key: condition]))
             var shown = try await clauses(of: key, condition)
+            if shown == nil, row != nil { shown = try await reading(of: key, condition, fields: fields) }
             if shown == nil { shown = try await value(of: key, in: fields) }
             add("where.\(key)", condition.encoded(), shown ?? "—", try await holds("\(compiled)"))
         }
@@ -103,12 +89,7 @@ struct InstallationAtInstant {
         else { return nil }
         var matched: [String] = []
         for (n, item) in items.enumerated() {
-            let compiled: BoundSQL
-            do {
-                compiled = try WhereCompiler(schema: .installations).compile(item)
-            } catch {
-                throw error.leanError
-            }
+            let compiled = try compile(item)
             if try await holds("\(compiled)") { matched.append("\(n + 1) \(item.encoded())") }
         }
         return matched.isEmpty

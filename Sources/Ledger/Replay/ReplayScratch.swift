@@ -10,9 +10,11 @@ public struct ReplayScratch: Sendable {
 
     public var installations: String { "\(schema).installations" }
     public var apps: String { "\(schema).apps" }
+    /// Objects of other classes at the instant; filled (by `ObjectFold`) only when a `where` reads them.
+    public var objects: String { "\(schema).objects" }
 
     /// Creates the schema and empty copies of `apps`, `installations` and `invalid_tokens` (the tables the
-    /// app and installation projections write). `indexedInstallations` keeps the live table's indexes, which
+    /// app and installation projections write) and a bare `objects` (keyed once filled, see `ObjectFold`). `indexedInstallations` keeps the live table's indexes, which
     /// a per-event fold needs for its row lookups; a set-based fold writes faster into a bare table.
     static func create(on conn: PGConnection, indexedInstallations: Bool) async throws -> ReplayScratch {
         let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
@@ -24,6 +26,7 @@ public struct ReplayScratch: Sendable {
                 CREATE TABLE \(scratch.schema).apps (LIKE public.apps INCLUDING ALL);
                 CREATE TABLE \(scratch.schema).invalid_tokens (LIKE public.invalid_tokens INCLUDING ALL);
                 CREATE UNLOGGED TABLE \(scratch.installations) (LIKE public.installations \(installationsLike));
+                CREATE UNLOGGED TABLE \(scratch.objects) (LIKE public.objects INCLUDING DEFAULTS);
                 """)
         return scratch
     }

@@ -5,7 +5,8 @@ import PushCore
 /// `pushledger replay` (SPEC §9): the installations a `where` would have targeted at an instant, from the log
 /// alone. The app's installation events up to the instant are folded into a scratch schema with the
 /// projection's semantics, and PushTargeting's own condition is evaluated there with `now` = the instant, so
-/// installations deleted or expired since are found as they were.
+/// installations deleted or expired since are found as they were. A `where` that reads other classes
+/// (`$inQuery`, `$select`) reads them folded to the instant too: a user who moved since is where they were.
 public struct Replayer: Sendable {
     let store: EventStore
 
@@ -31,9 +32,12 @@ public struct Replayer: Sendable {
         // Compiled once up front, so a bad `where` fails before any work.
         _ = try PushTargeting.targetCondition(app: app, whereJSON: whereJSON, now: at)
         let platforms = PushPlatform.allCases.filter { pushData?.content(for: $0) != nil }.map(\.rawValue)
-        return try await withReplayedInstallations(app: app, at: at, strategy: strategy, progress: progress) {
-            conn, state in
-            let condition = try PushTargeting.targetCondition(app: state.app, whereJSON: whereJSON, now: at)
+        return try await withReplayedInstallations(
+            app: app, at: at, strategy: strategy, withObjects: WhereCompiler.readsOtherClasses(whereJSON),
+            progress: progress
+        ) { conn, state in
+            let condition = try PushTargeting.targetCondition(
+                app: state.app, whereJSON: whereJSON, now: at, objectsTable: state.scratch.objects)
             let platformFilter: PGQuery = pushData == nil ? "" : "AND device_type = ANY(\(platforms)::text[])"
             let ids = try await conn.query(
                 """
@@ -48,11 +52,13 @@ public struct Replayer: Sendable {
 
     /// Lends the app's installations as they stood at `at` (a scratch table) inside one REPEATABLE READ
     /// transaction; the scratch schema is dropped when `body` returns.
+    /// - Parameter withObjects: also fold the app's objects of other classes (`scratch.objects`); otherwise
+    ///   that table stays empty.
     /// - Parameter progress: called with (installation events folded, total) when the fold starts and when it is
     ///   done. The fold is a few set-based statements (or a walk inside `InstallationFold`), so there is nothing in
     ///   between to report and no total before the end.
     public func withReplayedInstallations<T: Sendable>(
-        app: App, at: Date, strategy: ReplayFoldStrategy = .setBased,
+        app: App, at: Date, strategy: ReplayFoldStrategy = .setBased, withObjects: Bool = false,
         progress: (@Sendable (Int, Int?) -> Void)? = nil,
         _ body: (PGConnection, ReplayedState) async throws -> T
     ) async throws -> T {
@@ -67,6 +73,7 @@ public struct Replayer: Sendable {
                 case .setBased: try await fold.setBased(into: scratch, on: conn)
                 case .perEvent: try await fold.perEvent(into: scratch, on: conn)
                 }
+            if withObjects { _ = try await ObjectFold(appId: app.appId, at: at).setBased(into: scratch, on: conn) }
             progress?(events, events)
             let state = ReplayedState(
                 scratch: scratch, app: try await Self.app(app, in: scratch, on: conn), at: at, events: events)

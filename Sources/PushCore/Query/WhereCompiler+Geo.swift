@@ -192,3 +192,42 @@ extension WhereCompiler {
         return d
     }
 }
+
+/// What `explain` shows for a `$nearSphere` condition: how far the stored point is, in the unit of the bound.
+public struct NearSphereReading: Sendable {
+    /// The distance from the centre in `unit` (NULL when the field holds no GeoPoint).
+    public let distance: BoundSQL
+    /// `mi`, `km` or `rad`.
+    public let unit: String
+    /// The bounds as written, e.g. `≤ 1.0 mi`, `≥ 0.1 rad`; empty without any.
+    public let bounds: [(comparison: String, limit: Double)]
+}
+
+extension WhereCompiler {
+    /// The reading for `field: {"$nearSphere": …, "$maxDistance…": …}`, nil when the condition has no `$nearSphere`.
+    public func nearSphereReading(field: String, _ condition: JSON) throws(QueryError) -> NearSphereReading? {
+        guard let fields = condition.objectValue, let near = fields["$nearSphere"] else { return nil }
+        let center = try Self.geoPoint(near, op: "$nearSphere", field: field)
+        let geography = try Self.geography(try target(for: try FieldPath(field)), field: field)
+        // The unit of the first bound given; radians (LeanCloud's own unit) when there is none.
+        let units: [(String, String, Double)] = [
+            ("$maxDistanceInMiles", "mi", Self.milesPerRadian),
+            ("$maxDistanceInKilometers", "km", Self.kilometresPerRadian),
+            ("$maxDistanceInRadians", "rad", 1), ("$maxDistance", "rad", 1),
+        ]
+        let (unit, perRadian) = units.first { fields[$0.0] != nil }.map { ($0.1, $0.2) } ?? ("rad", 1)
+        var bounds: [(String, Double)] = []
+        for (key, _, keyPerRadian) in units {
+            guard let value = fields[key] else { continue }
+            bounds.append(("≤", try Self.distance(value, op: key, field: field) / keyPerRadian * perRadian))
+        }
+        if let value = fields["$minDistance"] {
+            bounds.append(("≥", try Self.distance(value, op: "$minDistance", field: field) * perRadian))
+        }
+        var distance = BoundSQL(sql: "ST_Distance(") + geography + BoundSQL(sql: ", ") + Self.point(center)
+        distance.append(sql: "::geography, false) / ")
+        distance.append(bind: String(Self.sphereRadiusMetres / perRadian))
+        distance.append(sql: "::float8")
+        return NearSphereReading(distance: distance, unit: unit, bounds: bounds)
+    }
+}

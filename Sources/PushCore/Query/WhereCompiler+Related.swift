@@ -136,17 +136,27 @@ extension WhereCompiler {
     /// The classes a `where` names in `$inQuery`/`$notInQuery`/`$select`/`$dontSelect`, so a caller can refuse
     /// a class that does not exist instead of silently matching nothing.
     public static func referencedClasses(_ value: JSON) -> Set<String> {
-        var names = Set<String>()
+        Set(
+            relatedOperands(value).compactMap { op, operand in
+                ["$select", "$dontSelect"].contains(op)
+                    ? operand["query"]?["className"]?.stringValue : operand["className"]?.stringValue
+            })
+    }
+
+    /// Whether a `where` reads other classes at all (the seed's shorthand `$inQuery` names none), so a replay
+    /// knows to fold objects to its instant.
+    public static func readsOtherClasses(_ value: JSON) -> Bool { !relatedOperands(value).isEmpty }
+
+    static let relatedOperators: Set<String> = ["$inQuery", "$notInQuery", "$select", "$dontSelect"]
+
+    /// Every related operator in a `where`, at any depth, with its operand.
+    static func relatedOperands(_ value: JSON) -> [(String, JSON)] {
+        var found: [(String, JSON)] = []
         func walk(_ value: JSON) {
             switch value {
             case .object(let fields):
                 for (key, inner) in fields {
-                    if ["$inQuery", "$notInQuery"].contains(key), let name = inner["className"]?.stringValue {
-                        names.insert(name)
-                    }
-                    if ["$select", "$dontSelect"].contains(key), let name = inner["query"]?["className"]?.stringValue {
-                        names.insert(name)
-                    }
+                    if relatedOperators.contains(key) { found.append((key, inner)) }
                     walk(inner)
                 }
             case .array(let items): items.forEach(walk)
@@ -154,7 +164,7 @@ extension WhereCompiler {
             }
         }
         walk(value)
-        return names
+        return found
     }
 
     /// The jsonb holding the Pointer: a real column can never hold one.
