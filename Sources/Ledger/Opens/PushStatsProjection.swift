@@ -132,4 +132,61 @@ public struct PushStatsProjection: Projection {
                 app: event.appId, at: r.at, platform: platform, "successes", count, on: conn, schema: schema)
         }
     }
+
+    /// Runs of app opens naming their push go in one statement (`openAll`); everything else through `apply`.
+    public func applyAll(_ events: [ProjectedEvent], on conn: PGConnection, schema: String) async throws {
+        let runs = ProjectionRun<Bool>.split(events) { event in
+            event.type == InstallationEvent.opened && event.data["pushId"]?.stringValue != nil
+                && event.data["objectId"]?.stringValue != nil ? true : nil
+        }
+        for run in runs {
+            if run.kind == true, run.events.count > 1 {
+                try await conn.enqueue(openAll(run.events, schema: schema))
+            } else {
+                for event in run.events { try await apply(event, on: conn, schema: schema) }
+            }
+        }
+    }
+
+    /// `applyOpen` for several push opens of one app at once. Applied in turn, the first open of a push on an
+    /// installation inserts its `push_opens` row (its time, platform and time to open) and each later one adds
+    /// to it; here each (push, installation) is one upsert carrying its first open and its count, and
+    /// `xmax = 0` again tells the pairs opened for the first time. Push opens count on the local day of each
+    /// open, unique ones on the day and platform of the first.
+    private func openAll(_ events: [ProjectedEvent], schema: String) -> PGQuery {
+        func texts(_ key: String) -> [String] { events.map { $0.data[key]?.stringValue ?? "" } }
+        let app = events[0].appId
+        let zone = LocalTime.zone(appId: app, schema: schema)
+        return .reusingPlan(
+            """
+            WITH e AS (
+                SELECT p, i, pl, nullif(at, '')::timestamptz AS at, dl, ord, count(*) OVER (PARTITION BY p, i) AS n
+                FROM unnest(\(texts("pushId"))::text[], \(texts("objectId"))::text[], \(texts("platform"))::text[],
+                            \(texts("at"))::text[], \(events.map { $0.data["deliveredAt"]?.stringValue ?? "" })::text[])
+                    WITH ORDINALITY AS x(p, i, pl, at, dl, ord)),
+            firsts AS (SELECT DISTINCT ON (p, i) * FROM e ORDER BY p, i, ord),
+            opened AS (
+                INSERT INTO \(unsafeRaw: schema).push_opens
+                    (app_id, push_id, installation_id, platform, first_open_at, seconds_to_open, opens)
+                SELECT \(app), p, i, pl, at, extract(epoch FROM at - nullif(dl, '')::timestamptz), n FROM firsts
+                ON CONFLICT (app_id, push_id, installation_id) DO UPDATE SET opens = push_opens.opens + excluded.opens
+                RETURNING push_id, installation_id, (xmax = 0)::int AS first),
+            per_push AS (
+                SELECT e.p, count(*) AS opens,
+                    (SELECT coalesce(sum(o.first), 0) FROM opened o WHERE o.push_id = e.p) AS unique_opens
+                FROM e GROUP BY e.p),
+            counted AS (
+                UPDATE \(unsafeRaw: schema).push_stats s
+                SET opens = s.opens + c.opens, unique_opens = s.unique_opens + c.unique_opens
+                FROM per_push c WHERE s.app_id = \(app) AND s.push_id = c.p),
+            local AS (
+                SELECT (e.at AT TIME ZONE \(zone))::date AS day, e.pl, 1 AS opens,
+                    CASE WHEN f.ord = e.ord THEN o.first ELSE 0 END AS first
+                FROM e JOIN firsts f USING (p, i) JOIN opened o ON o.push_id = e.p AND o.installation_id = e.i)
+            INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, push_opens, unique_push_opens)
+            SELECT \(app), day, pl, sum(opens), sum(first) FROM local GROUP BY day, pl
+            ON CONFLICT (app_id, day, platform) DO UPDATE SET push_opens = daily_opens.push_opens + excluded.push_opens,
+                unique_push_opens = daily_opens.unique_push_opens + excluded.unique_push_opens
+            """)
+    }
 }

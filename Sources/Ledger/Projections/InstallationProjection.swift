@@ -51,7 +51,7 @@ public struct InstallationProjection: Projection {
         case InstallationEvent.badgeReset, InstallationEvent.badgeIncremented, InstallationEvent.opened:
             // Opens and badge resets keep the installation valid: they bump updatedAt (SPEC §6). A badge
             // incremented by a push is not the device's doing, so it leaves updatedAt alone.
-            let badge: JSON = event.type == InstallationEvent.badgeReset ? .int(0) : (d["badge"] ?? .null)
+            let badge = Self.badge(of: event)
             try await conn.enqueue(
                 .reusingPlan(
                     """
@@ -81,24 +81,66 @@ public struct InstallationProjection: Projection {
         }
     }
 
-    /// Runs of consecutive creates (a group-committed batch of saves) go in one statement that does what
-    /// the `created` case of `apply` does for each: forgive the tokens, insert the rows.
+    /// What `applyAll` writes in one statement: creates (a group-committed batch of saves, a rebuild's page),
+    /// and the events that only touch the badge and `updatedAt` (opens, badge resets and increments).
+    enum RunKind { case create, touch }
+
+    /// Runs of consecutive creates, or of opens and badge changes, go in one statement that does what `apply`
+    /// does for each of them in turn; everything else, and a run of one, goes through `apply`.
     public func applyAll(_ events: [ProjectedEvent], on conn: PGConnection, schema: String) async throws {
-        var run: [ProjectedEvent] = []
-        func flushRun() async throws {
-            if run.count > 1, let statement = createAll(run, schema: schema) {
+        let runs = ProjectionRun<RunKind>.split(events) { event in
+            guard event.data["objectId"]?.stringValue != nil else { return nil }
+            switch event.type {
+            case InstallationEvent.created: return .create
+            case InstallationEvent.badgeReset, InstallationEvent.badgeIncremented, InstallationEvent.opened:
+                return .touch
+            default: return nil
+            }
+        }
+        for run in runs {
+            let statement: PGQuery? =
+                switch run.kind {
+                case .create where run.events.count > 1: createAll(run.events, schema: schema)
+                case .touch where run.events.count > 1: touchAll(run.events, schema: schema)
+                default: nil
+                }
+            if let statement {
                 try await conn.enqueue(statement)
             } else {
-                for event in run { try await apply(event, on: conn, schema: schema) }
+                for event in run.events { try await apply(event, on: conn, schema: schema) }
             }
-            run.removeAll()
         }
-        for event in events {
-            let created = event.type == InstallationEvent.created
-            if let first = run.first, !created || event.appId != first.appId { try await flushRun() }
-            if created { run.append(event) } else { try await apply(event, on: conn, schema: schema) }
-        }
-        try await flushRun()
+    }
+
+    /// The badge an open or badge event leaves (JSON text; `null` leaves it alone), as `apply` computes it.
+    private static func badge(of event: ProjectedEvent) -> JSON {
+        event.type == InstallationEvent.badgeReset ? .int(0) : (event.data["badge"] ?? .null)
+    }
+
+    /// The `touch` branch of `apply` for several events at once. Applied in turn, an installation's events
+    /// leave the last badge that is not null, the last `updatedAt` given and the last version: the same,
+    /// per installation, in one UPDATE.
+    private func touchAll(_ events: [ProjectedEvent], schema: String) -> PGQuery {
+        let objectIds = events.map { $0.data["objectId"]?.stringValue ?? "" }
+        let badges = events.map { Self.badge(of: $0).encoded() }
+        // "" for none: the arrays are bound as text[] without NULLs.
+        let updatedAts = events.map { $0.data["updatedAt"]?.stringValue ?? "" }
+        let versions = events.map { String($0.version) }
+        return .reusingPlan(
+            """
+            UPDATE \(unsafeRaw: schema).installations i
+            SET data = CASE WHEN a.badge IS NULL THEN i.data ELSE jsonb_set(i.data, '{badge}', a.badge) END,
+                updated_at = coalesce(a.updated_at, i.updated_at), version = a.version
+            FROM (
+                SELECT o,
+                    (array_agg(b::jsonb ORDER BY ord DESC) FILTER (WHERE b::jsonb <> 'null'::jsonb))[1] AS badge,
+                    (array_agg(u::timestamptz ORDER BY ord DESC) FILTER (WHERE u <> ''))[1] AS updated_at,
+                    (array_agg(v::int ORDER BY ord DESC))[1] AS version
+                FROM unnest(\(objectIds)::text[], \(badges)::text[], \(updatedAts)::text[], \(versions)::text[])
+                    WITH ORDINALITY AS e(o, b, u, v, ord)
+                GROUP BY o) a
+            WHERE i.app_id = \(events[0].appId) AND i.object_id = a.o
+            """)
     }
 
     /// The `created` statement for several events at once; nil when one lacks what the set form needs

@@ -45,3 +45,29 @@ extension RecordedEvent {
         ProjectedEvent(appId: appId, stream: stream, version: version, type: type, data: data)
     }
 }
+
+/// A stretch of consecutive events of one app that a projection writes with one set-based statement.
+struct ProjectionRun<Kind: Equatable> {
+    /// nil: events the projection applies one by one.
+    let kind: Kind?
+    let events: [ProjectedEvent]
+
+    /// Cuts `events` into runs, in order: consecutive events of the same app and the same `kind`. A
+    /// projection's `applyAll` writes a run of several with one statement and everything else through `apply`.
+    static func split(_ events: [ProjectedEvent], _ kind: (ProjectedEvent) -> Kind?) -> [ProjectionRun] {
+        var runs: [ProjectionRun] = []
+        var current: [ProjectedEvent] = []
+        var currentKind: Kind?
+        for event in events {
+            let k = kind(event)
+            if let first = current.first, k == nil || k != currentKind || event.appId != first.appId {
+                runs.append(ProjectionRun(kind: currentKind, events: current))
+                current.removeAll()
+            }
+            currentKind = k
+            current.append(event)
+        }
+        if !current.isEmpty { runs.append(ProjectionRun(kind: currentKind, events: current)) }
+        return runs
+    }
+}
