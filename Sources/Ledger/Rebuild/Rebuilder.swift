@@ -54,8 +54,12 @@ public struct Rebuilder: Sendable {
         let started = Date()
         let tables = projections.flatMap(\.tables)
         return try await store.pool.withTransaction(isolation: .repeatableRead) { conn in
+            // Memory for the sorts of the indexes `replace` makes again (a GIN index over a million rows).
             try await conn.execute(
-                unsafeScript: "DROP SCHEMA IF EXISTS \(Self.schema) CASCADE; CREATE SCHEMA \(Self.schema)")
+                unsafeScript: """
+                    SET LOCAL maintenance_work_mem = '512MB';
+                    DROP SCHEMA IF EXISTS \(Self.schema) CASCADE; CREATE SCHEMA \(Self.schema)
+                    """)
             for table in tables { try await createScratch(table, on: conn) }
             var total: Int?
             if let progress {
@@ -135,10 +139,11 @@ public struct Rebuilder: Sendable {
 
     /// A scratch copy of `table` with its columns, defaults and checks and only its unique indexes: those are
     /// what the projections' upserts and keyed updates need, and every other index would only slow the load.
+    /// Unlogged: it is dropped before the commit, so writing it to the WAL would be wasted.
     private func createScratch(_ table: String, on conn: PGConnection) async throws {
         try await conn.execute(
             unsafeScript: """
-                CREATE TABLE \(Self.schema).\(table) (LIKE public.\(table)
+                CREATE UNLOGGED TABLE \(Self.schema).\(table) (LIKE public.\(table)
                     INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING CONSTRAINTS INCLUDING IDENTITY)
                 """)
         let unique = try await conn.query(
