@@ -249,6 +249,28 @@ def test_console(server, push_app, simulator, devices, browser, shots):
     assert "InstallationCreated" not in audit
     page.screenshot(path=str(shots / "audit.png"), full_page=True)
 
+    # Bad input is a message on the page with the API's code, never a 500, and records nothing.
+    events_before = server.event_count(push_app.app_id)
+    answer = page.goto(server.base_url + "/console/pushes?status=bogus")
+    assert answer.status == 400 and "Unknown status bogus" in page.text_content("#error-message")
+    assert page.goto(server.base_url + "/console/pushes?page=99999999999999999").status == 200
+    assert page.goto(server.base_url + "/console/reports?name=billing&from=2026-02-30").status == 400
+    page.goto(server.base_url + "/console/send")
+    page.fill("#alert", "bad query")
+    page.check("input[name=audience][value=where]")
+    page.fill("textarea[name=where]", '{"deviceType": ')
+    with page.expect_response(lambda r: r.url.endswith("/console/send")) as answer:
+        page.click("#send-button")
+    assert answer.value.status == 400 and page.text_content("#send-error").startswith("Code 107")
+    assert page.input_value("#alert") == "bad query"
+    page.fill("textarea[name=where]", '{"deviceType": {"$bogus": 1}}')
+    page.click("#preview-button")
+    assert page.text_content("#send-error").startswith("Code 102")
+    page.goto(server.base_url + "/console/installations?q=%s&push=nope" % outside_id)
+    assert page.text_content("#installation-id").strip() == outside_id
+    assert page.text_content("#explain-error").startswith("Code 101")
+    assert server.event_count(push_app.app_id) == events_before
+
     # Keyboard: the first Tab reaches the skip link, and the navigation is made of links.
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.className") == "skip"

@@ -32,7 +32,12 @@ extension ConsoleRoutes {
         }
         values["found"] = try await details(objectId, app: app)
         if let pushId = nonEmpty(request.query("push")) {
-            values["explain"] = try await explanation(app: app, pushId: pushId, objectId: objectId)
+            // A wrong push id is said beside the installation, which is still worth showing.
+            do {
+                values["explain"] = try await explanation(app: app, pushId: pushId, objectId: objectId)
+            } catch let error as LeanError {
+                values["explainError"] = "Code \(error.code): \(error.message)"
+            }
         }
         return pages.page("installations", title: "Installation \(objectId)", values, chrome: chrome)
     }

@@ -21,7 +21,8 @@ extension ConsoleRoutes {
         }
         filter.from = try nonEmpty(request.query("from")).map { try Self.day($0, "from") }
         filter.to = try nonEmpty(request.query("to")).map { try Self.day($0, "to").addingTimeInterval(86_400) }
-        let page = max(0, Int(request.query("page") ?? "") ?? 0)
+        // Bounded, so that no page number can overflow the offset.
+        let page = min(max(0, Int(request.query("page") ?? "") ?? 0), 1_000_000)
         let records = try await services.pushes.list(
             appId: app.appId, filter: filter, limit: Self.pageSize + 1, skip: page * Self.pageSize)
         let shown = Array(records.prefix(Self.pageSize)).map(\.json)
