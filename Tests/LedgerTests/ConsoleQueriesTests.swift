@@ -84,7 +84,7 @@ struct ConsoleQueriesTests {
         #expect(missing?.code == 101)
     }
 
-    @Test("listing filters by status and day, and tells each push's sender from the log")
+    @Test("listing filters by status and day, and tells each push's sender and device list from the log")
     func listingAndSenders() async throws {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "l", appId: "listing")
@@ -105,10 +105,15 @@ struct ConsoleQueriesTests {
         #expect(try await ids(PushListFilter(status: .failed)).isEmpty)
         #expect(Set(try await ids(PushListFilter(from: now.addingTimeInterval(-60)))).count == 2)
         #expect(try await ids(PushListFilter(to: now.addingTimeInterval(-60))).isEmpty)
-        let senders = try await db.ledger.pushes.senders(
-            appId: app.appId, pushIds: [scheduled.objectId, queued.objectId, "unknown"])
-        #expect(senders[scheduled.objectId] == meta)
-        #expect(senders[queued.objectId]?.keyKind == "system")
-        #expect(senders["unknown"] == nil)
+        let listed = try PushRequest.parse(
+            ["data": ["alert": "z"], "device_type": "android", "device_ids": ["a", "b", "c"]], devicesEndpoint: true,
+            headerProd: nil, now: now)
+        let devices = try await db.ledger.pushes.request(listed, app: app, metadata: meta, now: now)
+        let origins = try await db.ledger.pushes.origins(
+            appId: app.appId, pushIds: [scheduled.objectId, queued.objectId, devices.objectId, "unknown"])
+        #expect(origins[scheduled.objectId] == PushOrigin(sender: meta, deviceType: nil, deviceIds: 0))
+        #expect(origins[queued.objectId]?.sender.keyKind == "system")
+        #expect(origins[devices.objectId]?.deviceType == "android" && origins[devices.objectId]?.deviceIds == 3)
+        #expect(origins["unknown"] == nil)
     }
 }

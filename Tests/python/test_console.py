@@ -190,6 +190,16 @@ def test_console(server, push_app, simulator, devices, browser, shots):
     assert not any(r["push_msg"]["data"] == {"alert": "Later"} for r in listed)
     page.screenshot(path=str(shots / "push-cancelled.png"), full_page=True)
 
+    # A device list is previewed with the lookup /push/devices records its targets with: the token the
+    # provider declared invalid (410 above) is dropped.
+    page.click("a[href='/console/send']")
+    page.fill("#alert", "To a list")
+    page.check("input[name=audience][value=devices]")
+    page.fill("textarea[name=device_ids]", "\n".join(t for _, t in devices["ios"]))
+    page.click("#preview-button")
+    assert page.text_content("#preview-total").strip() == "2"
+    assert page.text_content("tr[data-platform=ios] td.num").strip() == "2"
+
     # Installations: found by its token; explain says why it was not targeted, and that another one was.
     outside_id, outside_token = devices["outside"]
     page.click("a[href='/console/installations']")

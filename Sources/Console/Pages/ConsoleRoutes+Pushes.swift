@@ -27,15 +27,15 @@ extension ConsoleRoutes {
             appId: app.appId, filter: filter, limit: Self.pageSize + 1, skip: page * Self.pageSize)
         let shown = Array(records.prefix(Self.pageSize)).map(\.json)
         let ids = shown.compactMap { $0["objectId"]?.stringValue }
-        let senders = try await services.pushes.senders(appId: app.appId, pushIds: ids)
+        let origins = try await services.pushes.origins(appId: app.appId, pushIds: ids)
         let unique = try await services.pushes.uniqueOpens(appId: app.appId, pushIds: ids)
         let rows: [[String: Any]] = shown.map { record in
             let id = record["objectId"]?.stringValue ?? ""
             var row = Self.counts(record)
             row["objectId"] = id
             row["created"] = Shown.time(record["createdAt"]?.stringValue)
-            row["sender"] = senders[id].map { Self.sender($0) } ?? "—"
-            row["audience"] = Shown.audience(record["where"])
+            row["sender"] = origins[id].map { Self.sender($0.sender) } ?? "—"
+            row["audience"] = Shown.audience(record["where"], origins[id])
             row["openRate"] = Shown.percent(unique[id] ?? 0, of: record["successes"]?.intValue ?? 0)
             return row
         }
@@ -63,7 +63,7 @@ extension ConsoleRoutes {
             throw LeanError.notFound("No push record \(id): it may have been deleted or purged after 7 days.")
         }
         let events = try await services.events.readStream(appId: app.appId, stream: PushEvent.stream(id))
-        let sender = try await services.pushes.senders(appId: app.appId, pushIds: [id])[id]
+        let origin = try await services.pushes.origins(appId: app.appId, pushIds: [id])[id]
         let unique = try await services.pushes.uniqueOpens(appId: app.appId, pushIds: [id])[id] ?? 0
         let status = record["status"]?.stringValue ?? ""
         let reasons = (record["errorReasons"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map {
@@ -75,8 +75,8 @@ extension ConsoleRoutes {
             "updated": Shown.time(record["updatedAt"]?.stringValue),
             "pushTime": Shown.time(record["push_time"]?.stringValue),
             "expiration": Shown.time(record["expiration_time"]?.stringValue),
-            "sender": sender.map { Self.sender($0) } ?? "—", "prod": record["prod"]?.stringValue ?? "",
-            "audience": Shown.audience(record["where"]), "where": Shown.json(record["where"], limit: 2000),
+            "sender": origin.map { Self.sender($0.sender) } ?? "—", "prod": record["prod"]?.stringValue ?? "",
+            "audience": Shown.audience(record["where"], origin), "where": Shown.json(record["where"], limit: 2000),
             "data": Shown.json(record["data"], limit: 4000), "reasons": reasons,
             "openRate": Shown.percent(unique, of: record["successes"]?.intValue ?? 0), "uniqueOpens": unique,
             "timeline": events.map(PushTimeline.entry), "csrf": chrome.csrf,

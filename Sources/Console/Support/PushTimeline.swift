@@ -17,7 +17,12 @@ enum PushTimeline {
         func n(_ key: String) -> Int64 { d[key]?.intValue ?? 0 }
         switch type {
         case PushEvent.requested:
-            return "status \(d["status"]?.stringValue ?? "?"); " + Shown.audience(d["request"]?["where"])
+            let request = d["request"]
+            let target =
+                request?["device_type"]?.stringValue.map {
+                    Shown.deviceList($0, request?["device_ids"]?.arrayValue?.count ?? 0)
+                } ?? Shown.audience(request?["where"])
+            return "status \(d["status"]?.stringValue ?? "?"); " + target
         case PushEvent.targeted:
             return "batch \(n("batch")): \(d["targets"]?.arrayValue?.count ?? 0) target(s)"
         case PushEvent.targetingCompleted:

@@ -1,4 +1,5 @@
 import Foundation
+import Ledger
 import PushCore
 
 /// How values are put on a page: times as `<time>` with the UTC instant (the script shows them in the
@@ -26,8 +27,10 @@ enum Shown {
         return text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
     }
 
-    /// A push's audience in a few words: its channels when that is all it says, else its `where`.
-    static func audience(_ whereJSON: JSON?) -> String {
+    /// A push's audience in a few words: a device list's size, its channels when that is all it says, else its
+    /// `where`.
+    static func audience(_ whereJSON: JSON?, _ origin: PushOrigin? = nil) -> String {
+        if let origin, let type = origin.deviceType { return deviceList(type, origin.deviceIds) }
         guard let whereJSON, let object = whereJSON.objectValue, !object.isEmpty else { return "all devices" }
         if object.count == 1, let channels = object["channels"] {
             let names = (channels["$in"]?.arrayValue ?? [channels]).compactMap(\.stringValue)
@@ -35,6 +38,9 @@ enum Shown {
         }
         return "where " + json(whereJSON, limit: 80)
     }
+
+    /// A `/push/devices` audience.
+    static func deviceList(_ type: String, _ count: Int) -> String { "\(count) listed \(type) device id(s)" }
 
     /// The CSS class of a status badge: an error message string is a failure.
     static func statusClass(_ status: String) -> String {

@@ -47,23 +47,27 @@ extension PushStore {
         ).map(PushRecord.init)
     }
 
-    /// Who asked for each of `pushIds`: the actor recorded with its `PushRequested` event (the log is the only
-    /// place that keeps it).
-    public func senders(appId: String, pushIds: [String]) async throws -> [String: EventMetadata] {
+    /// Who asked for each of `pushIds` and, for a device list, its size: from the `PushRequested` events (the log
+    /// is the only place that keeps the actor, and the record's `where` is empty for `/push/devices`).
+    public func origins(appId: String, pushIds: [String]) async throws -> [String: PushOrigin] {
         guard !pushIds.isEmpty else { return [:] }
         let streams = pushIds.map(PushEvent.stream)
         let rows = try await store.pool.query(
             """
             SELECT data ->> 'objectId' AS push_id, metadata ->> 'keyKind' AS key_kind, metadata ->> 'address' AS address,
-                   metadata ->> 'userAgent' AS user_agent, metadata ->> 'requestId' AS request_id
+                   metadata ->> 'userAgent' AS user_agent, metadata ->> 'requestId' AS request_id,
+                   data -> 'request' ->> 'device_type' AS device_type,
+                   coalesce(jsonb_array_length(data -> 'request' -> 'device_ids'), 0) AS device_ids
             FROM events
             WHERE app_id = \(appId) AND stream = ANY(\(streams)::text[]) AND type = \(PushEvent.requested)
             """)
-        var out: [String: EventMetadata] = [:]
+        var out: [String: PushOrigin] = [:]
         for row in rows {
-            out[try row.string("push_id")] = EventMetadata(
+            let sender = EventMetadata(
                 keyKind: row["key_kind"] ?? "unknown", address: row["address"], userAgent: row["user_agent"],
                 requestId: row["request_id"])
+            out[try row.string("push_id")] = PushOrigin(
+                sender: sender, deviceType: row["device_type"], deviceIds: try row.int("device_ids"))
         }
         return out
     }
@@ -79,5 +83,18 @@ extension PushStore {
         var out: [String: Int64] = [:]
         for row in rows { out[try row.string("push_id")] = try row.int64("unique_opens") }
         return out
+    }
+}
+
+/// Where a push came from: the actor of its request and, for `/push/devices`, the listed platform and ids.
+public struct PushOrigin: Sendable, Equatable {
+    public let sender: EventMetadata
+    public let deviceType: String?
+    public let deviceIds: Int
+
+    public init(sender: EventMetadata, deviceType: String?, deviceIds: Int) {
+        self.sender = sender
+        self.deviceType = deviceType
+        self.deviceIds = deviceIds
     }
 }
