@@ -100,7 +100,8 @@ def chart_data(page):
 
 
 def test_console(server, push_app, simulator, devices, browser, shots):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    # A browser in Shanghai: times are shown in its zone, UTC on hover.
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="Asia/Shanghai")
     page = context.new_page()
     master = push_app.master_headers()
 
@@ -156,6 +157,22 @@ def test_console(server, push_app, simulator, devices, browser, shots):
     assert types[0] == "PushRequested" and "PushTargeted" in types and "PushTargetingCompleted" in types
     assert "PushBatchDelivered" in types and types[-1] == "PushCompleted", types
     page.screenshot(path=str(shots / "push-detail.png"), full_page=True)
+
+    created = page.query_selector("dl.facts time")
+    assert created.get_attribute("title") == "UTC: " + created.get_attribute("datetime")
+    assert "GMT+8" in created.text_content() and "UTC" not in created.text_content(), created.text_content()
+
+    # Reading works without JavaScript: the same record, its times in UTC, every send tab shown.
+    bare = browser.new_context(java_script_enabled=False)
+    plain = bare.new_page()
+    login(plain, server, push_app)
+    plain.goto(page.url)
+    assert plain.get_attribute("#push-status", "data-status") == "done"
+    assert plain.text_content("dl.facts time").endswith(" UTC")
+    assert int(plain.text_content("#counts [data-field=successes]")) == sum(accepted.values())
+    plain.goto(server.base_url + "/console/send")
+    assert all(panel.is_visible() for panel in plain.query_selector_all(".tabpanel"))
+    bare.close()
 
     # The list shows it with who sent it.
     page.click("a[href='/console/pushes']")
