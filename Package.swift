@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/swift-extras/swift-extras-base64.git", from: "1.2.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -97,6 +98,18 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // The web console at /console (SPEC "Console at /console"): server-rendered HTML over the same services as the API.
+        .target(
+            name: "Console",
+            dependencies: [
+                "API", "Ledger", "Postgres", "PushCore", "Reports",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Templates"), .copy("Static")]
+        ),
         .target(
             name: "Simulator",
             dependencies: [
@@ -118,7 +131,7 @@ let package = Package(
         .target(
             name: "PushLedgerServer",
             dependencies: [
-                "API", "Delivery", "DeviceChannel", "Ledger", "PushCore", "Postgres", "Reports",
+                "API", "Console", "Delivery", "DeviceChannel", "Ledger", "PushCore", "Postgres", "Reports",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -180,5 +193,6 @@ let package = Package(
             ]
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["PushCore", "TestSupport"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "PushCore"]),
     ]
 )

@@ -1,4 +1,5 @@
 import API
+import Console
 import Delivery
 import DeviceChannel
 import Foundation
@@ -34,12 +35,19 @@ public enum PushLedgerServer {
         let channel = DeviceChannel(
             apps: ledger.apps, ledger: ChannelLedger(store: ledger.events), configuration: config.channel,
             logger: logger)
+        let reports = ReportRunner(pool: ledger.pool)
+        let presence = PresenceRoutes(channel: channel, installations: ledger.installations)
         let router = APIRouter.make(
             apps: ledger.apps, installations: ledger.installations, objects: ledger.objects, pushes: ledger.pushes,
-            opens: ledger.opens,
-            reports: ReportRunner(pool: ledger.pool), channel: ChannelRoutes(channel: channel),
-            presence: PresenceRoutes(channel: channel, installations: ledger.installations),
+            opens: ledger.opens, reports: reports, channel: ChannelRoutes(channel: channel), presence: presence,
             operations: Observability.routes(ledger: ledger, fanOut: fanOut, metricsToken: config.metricsToken))
+        // The web console shares the router (request ids, logs, metrics) but is HTML for people, not REST.
+        let console = try await ConsoleRoutes.make(
+            services: ConsoleServices(
+                apps: ledger.apps, installations: ledger.installations, pushes: ledger.pushes,
+                pushRequests: PushRoutes(pushes: ledger.pushes, objects: ledger.objects), events: ledger.events,
+                reports: reports, presence: presence, secureCookies: tls != nil))
+        console.register(on: router)
         // One port for REST and devices: upgrade requests for `/channel` become WebSockets, every other
         // request goes on to the router. With TLS configured, both are served over it.
         let http = HTTPServerBuilder.http1WebSocketUpgrade(

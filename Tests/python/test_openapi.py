@@ -270,6 +270,37 @@ def test_every_documented_route_is_registered():
     assert not stale, "routes in docs/openapi.yaml that the router does not register: %s" % sorted(stale)
 
 
+# The console (Sources/Console, issue 17) is HTML for people, mounted beside the REST API by the composition
+# root, and is deliberately not in docs/openapi.yaml. The rule that keeps this honest: every route it
+# registers is GET / (the redirect to the console) or under /console/, and none is a documented REST path.
+CONSOLE_ROUTES_FILE = REPO / "Sources" / "Console" / "ConsoleRoutes.swift"
+CONSOLE_GROUPS = {"router": "", "console": "/console", "signedIn": "/console"}
+
+
+def console_routes():
+    text = CONSOLE_ROUTES_FILE.read_text(encoding="utf-8")
+    start = text.index("func register(on router:")
+    register = text[start:_matching(text, text.index("{", start), "{", "}") + 1]
+    # The groups the test knows: a new one must be added here, so its prefix is checked too.
+    for m in re.finditer(r"let\s+(\w+)\s*=\s*(\w+)\.group\(", register):
+        assert m.group(1) in CONSOLE_GROUPS, "console group %r: teach test_openapi.py its prefix" % m.group(1)
+    routes = set()
+    for receiver, prefix in CONSOLE_GROUPS.items():
+        for method, path in _route_calls(register, receiver, CONSOLE_ROUTES_FILE.name):
+            routes.add((method, _join(prefix, path)))
+    return routes
+
+
+def test_console_routes_stay_outside_the_rest_api():
+    routes = console_routes()
+    assert ("GET", "/") in routes and ("POST", "/console/login") in routes, routes  # the parser reads them
+    for method, path in routes:
+        assert path == "/" or path.startswith("/console/") or path == "/console", (method, path)
+    assert not routes & documented_routes(), "console routes must not be documented as REST: %s" % (
+        sorted(routes & documented_routes()))
+    assert not routes & registered_routes(), "a console route shadows a REST route"
+
+
 def test_path_parameters_match_route_parameters():
     """`{objectId}` in a path is declared as a path parameter of that name (and nothing else is)."""
     spec = load_spec()

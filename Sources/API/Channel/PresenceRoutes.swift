@@ -17,14 +17,19 @@ public struct PresenceRoutes: Sendable {
     public func register(on router: some RouterMethods<PushContext>) {
         router.get("installations/:objectId/online") { _, context -> Response in
             let app = try context.requireMaster()
-            let objectId = try context.parameters.require("objectId")
-            guard try await installations.get(appId: app.appId, objectId: objectId) != nil else {
-                throw LeanError.notFound()
-            }
-            let presence = try await channel.ledger.presence(appId: app.appId, objectId: objectId)
-            return JSONResponse.make(Self.rendered(presence, now: channel.ledger.now(), window: channel.onlineWindow))
+            return JSONResponse.make(try await presence(app: app, objectId: try context.parameters.require("objectId")))
         }
     }
+
+    /// `{"online","since","lastSeen"}` of an installation of `app` (the console shows the same).
+    public func presence(app: App, objectId: String) async throws -> JSON {
+        guard try await installations.get(appId: app.appId, objectId: objectId) != nil else {
+            throw LeanError.notFound()
+        }
+        let presence = try await channel.ledger.presence(appId: app.appId, objectId: objectId)
+        return Self.rendered(presence, now: channel.ledger.now(), window: channel.onlineWindow)
+    }
+
     /// `online` is true while the device holds a connection that was heard from within the online window
     /// (a connection whose process died stops counting once it is that stale); dates are null for a device
     /// that never connected.

@@ -38,42 +38,47 @@ public struct LeanErrorMiddleware: RouterMiddleware {
     {
         do {
             return try await next(request, context)
-        } catch let error as LeanErrorResponse {
-            return try error.response(from: request, context: context)
-        } catch let error as LeanError {
-            return try LeanErrorResponse(error).response(from: request, context: context)
-        } catch is VersionConflict {
+        } catch {
+            return try Self.translate(error, request: request, context: context).response(
+                from: request, context: context)
+        }
+    }
+
+    /// The LeanCloud error that an error thrown by a route stands for (the console shows the same code and
+    /// message on its pages). Unexpected errors are logged and become a 500 that leaks no internals.
+    public static func translate(_ error: any Error, request: Request, context: PushContext) -> LeanErrorResponse {
+        switch error {
+        case let error as LeanErrorResponse:
+            return error
+        case let error as LeanError:
+            return LeanErrorResponse(error)
+        case is VersionConflict:
             // Another writer changed the object between this request's read and its write.
-            let lean = LeanError(1, "The object changed concurrently; try again.", status: 409)
-            return try LeanErrorResponse(lean).response(from: request, context: context)
-        } catch let error as PGError where error.isConnectionLoss {
+            return LeanErrorResponse(LeanError(1, "The object changed concurrently; try again.", status: 409))
+        case let error as PGError where error.isConnectionLoss:
             // The database is down or restarting: a prompt, retryable answer instead of a hang or a 500.
             context.logger.warning("database unavailable: \(error)")
-            let lean = LeanError(
-                1, "The database is unavailable; try again shortly.", status: 503, retryAfterSeconds: 5)
-            return try LeanErrorResponse(lean).response(from: request, context: context)
-        } catch let error as PGError where error.sqlState == PGError.invalidRegularExpression {
-            return try LeanErrorResponse(.invalidQuery("Invalid $regex: \(error.message).")).response(
-                from: request, context: context)
-        } catch let error as PGError where error.isDataException {
+            return LeanErrorResponse(
+                LeanError(1, "The database is unavailable; try again shortly.", status: 503, retryAfterSeconds: 5))
+        case let error as PGError where error.sqlState == PGError.invalidRegularExpression:
+            return LeanErrorResponse(.invalidQuery("Invalid $regex: \(error.message)."))
+        case let error as PGError where error.isDataException:
             // Input PostgreSQL cannot take (a value out of its range…) that validation let through: still the
             // request's fault, so a 400 that names it, never a 500.
             context.logger.notice("request refused by the database: \(error)")
-            return try LeanErrorResponse(.invalidParameter("Invalid value: \(error.message).")).response(
-                from: request, context: context)
-        } catch let error as HTTPError {
-            let lean: LeanError
+            return LeanErrorResponse(.invalidParameter("Invalid value: \(error.message)."))
+        case let error as HTTPError:
             switch error.status {
-            case .notFound: lean = LeanError(404, "Not found: \(request.method) \(request.uri.path)", status: 404)
-            case .contentTooLarge: lean = .tooLarge(APILimits.maxBodyBytes)
-            case .methodNotAllowed: lean = LeanError(1, "Method not allowed.", status: 405)
-            default: lean = LeanError(1, error.body ?? "Bad request.", status: error.status.code)
+            case .notFound:
+                return LeanErrorResponse(
+                    LeanError(404, "Not found: \(request.method) \(request.uri.path)", status: 404))
+            case .contentTooLarge: return LeanErrorResponse(.tooLarge(APILimits.maxBodyBytes))
+            case .methodNotAllowed: return LeanErrorResponse(LeanError(1, "Method not allowed.", status: 405))
+            default: return LeanErrorResponse(LeanError(1, error.body ?? "Bad request.", status: error.status.code))
             }
-            return try LeanErrorResponse(lean).response(from: request, context: context)
-        } catch {
+        default:
             context.logger.error("request failed: \(error)")
-            return try LeanErrorResponse(LeanError(1, "Internal server error.", status: 500))
-                .response(from: request, context: context)
+            return LeanErrorResponse(LeanError(1, "Internal server error.", status: 500))
         }
     }
 }

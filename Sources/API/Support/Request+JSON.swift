@@ -43,7 +43,8 @@ extension Request {
         return nil
     }
 
-    static func formDecode(_ s: Substring) -> String {
+    /// One `application/x-www-form-urlencoded` name or value (the console's forms use the same encoding).
+    public static func formDecode(_ s: Substring) -> String {
         let spaced = s.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
     }

@@ -115,6 +115,11 @@ public struct EventStore: Sendable {
         return try rows.map(Self.decode)
     }
 
+    /// Events of one stream in version order, on a connection of the pool (the console's timelines).
+    public func readStream(appId: String, stream: String) async throws -> [RecordedEvent] {
+        try await pool.withConnection { conn in try await readStream(appId: appId, stream: stream, on: conn) }
+    }
+
     /// Number of events in the log (tests and `rebuild` use it to prove a bad request appended nothing).
     public func count() async throws -> Int {
         try await pool.query("SELECT count(*) AS n FROM events")[0].int("n")

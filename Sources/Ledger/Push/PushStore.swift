@@ -191,6 +191,11 @@ public struct PushStore: Sendable {
         try await cancel(appId: appId, pushId: pushId, onlyScheduled: true, delete: false, metadata: metadata)
     }
 
+    /// The console's cancel button: stops a scheduled or queued push and keeps its record, unlike DELETE.
+    public func cancel(appId: String, pushId: String, metadata: EventMetadata) async throws {
+        try await cancel(appId: appId, pushId: pushId, onlyScheduled: false, delete: false, metadata: metadata)
+    }
+
     /// `DELETE /1.1/notifications/:id`: cancels what is still queued and removes the record.
     public func delete(appId: String, pushId: String, metadata: EventMetadata) async throws {
         try await cancel(appId: appId, pushId: pushId, onlyScheduled: false, delete: true, metadata: metadata)
@@ -212,6 +217,10 @@ public struct PushStore: Sendable {
             guard version > 0, exists else { throw LeanError.notFound("No push with id \(pushId).") }
             let state = try await FanOutStore.state(appId: appId, pushId: pushId, on: conn) ?? .done
             if onlyScheduled && state != .scheduled { throw LeanError.notFound("The push is no longer scheduled.") }
+            // Cancelling without deleting must change something, or the caller would be told it worked.
+            if !delete && state.isTerminal {
+                throw LeanError.invalidParameter("The push has already ended (\(state.rawValue)); nothing to cancel.")
+            }
             let now = store.clock.now()
             let at = LeanDate.format(now)
             var events: [NewEvent] = []
@@ -240,12 +249,7 @@ public struct PushStore: Sendable {
     }
 
     public func list(appId: String, limit: Int, skip: Int) async throws -> [PushRecord] {
-        try await store.pool.query(
-            """
-            SELECT \(unsafeRaw: PushRecord.columns) FROM notifications WHERE app_id = \(appId)
-            ORDER BY created_at DESC, object_id LIMIT \(limit) OFFSET \(skip)
-            """
-        ).map(PushRecord.init)
+        try await list(appId: appId, filter: PushListFilter(), limit: limit, skip: skip)
     }
 
     /// LeanCloud's `scheduledPushMessages` shape.
