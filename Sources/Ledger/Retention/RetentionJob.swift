@@ -84,7 +84,8 @@ public struct RetentionJob: Sendable {
         let partitions = EventLogPartitions(pool: store.pool)
         try await partitions.prepare()
         if let days = logRetentionDays {
-            let cutoff = now.addingTimeInterval(-Double(days) * 86400)
+            // Never past the real clock: `retention run --now` in the future must not drop the present log.
+            let cutoff = min(now, Date()).addingTimeInterval(-Double(days) * 86400)
             report.droppedLogPartitions = try await partitions.drop(before: cutoff).count
         }
         return report
