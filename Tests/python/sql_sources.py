@@ -25,16 +25,22 @@ RAW_TEXT = {
     "scratch.apps": "public.apps",
 }
 
-# Interpolated SQL fragments (PGQuery values, not parameters), as the code builds them. `$` is a parameter.
+# Interpolated SQL fragments (PGQuery values, not parameters), as the code builds them, by expression or by
+# (file, expression) where one name means different things in different files. `$` is a parameter.
 FRAGMENTS = {
+    # PushTargeting.targetCondition (targeting, replay), the compiled `where` inside it left out.
+    ("Ledger/Push/PushTargeting.swift", "condition"): "app_id = $ AND valid AND updated_at > $::timestamptz AND (TRUE)",
+    ("Ledger/Replay/Replayer.swift", "condition"): "app_id = $ AND valid AND updated_at > $::timestamptz AND (TRUE)",
+    # A listing: one of the callers' scopes (each checked on its own as a fragment) and a compiled `where`.
+    ("Ledger/Query/PGPool+ListQuery.swift", "base"): "FROM installations WHERE app_id = $ AND (TRUE)",
+    ("Ledger/Query/PGPool+ListQuery.swift", "order"): "object_id",
     "staleInstallations(app, before: staleBefore)": "app_id = $ AND updated_at < $::timestamptz",
     "staleInstallations(app, before: cutoff)": "app_id = $ AND updated_at < $::timestamptz",
     "finishedPushRecords(app, before: pushesBefore)": "app_id = $ AND created_at < $::timestamptz AND status <> ALL($::text[])",
     "finishedPushRecords(app, before: cutoff)": "app_id = $ AND created_at < $::timestamptz AND status <> ALL($::text[])",
     "unclosedDays(app, now: now)": "app_id = $ AND NOT closed AND day < $::date",
     "bound": "AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())",
-    # PushTargeting.targetCondition (targeting, replay), the compiled `where` inside it left out.
-    "condition": "app_id = $ AND valid AND updated_at > $::timestamptz AND (TRUE)",
+    "condition": "TRUE",  # elsewhere: a compiled `where` over the row, beside the statement's own app_id
     "platformFilter": "AND device_type = ANY($::text[])",
     "streamFilter": "",
     "LocalTime.day(LeanDate.format(now), appId: app, schema: \"public\")": "$::date",
@@ -147,7 +153,7 @@ def _type_lets(name):
     return {}
 
 
-def _render(parts, lets):
+def _render(parts, lets, file):
     sql, n, problems = [], 0, []
 
     def param():
@@ -172,8 +178,8 @@ def _render(parts, lets):
             else:
                 problems.append(expr)
                 sql.append("?")
-        elif expr in FRAGMENTS:
-            sql.append(re.sub(r"\$", lambda _: param(), FRAGMENTS[expr]))
+        elif (file, expr) in FRAGMENTS or expr in FRAGMENTS:
+            sql.append(re.sub(r"\$", lambda _: param(), FRAGMENTS.get((file, expr), FRAGMENTS.get(expr))))
         else:
             sql.append(param())
     return "".join(sql), n, problems
@@ -187,10 +193,12 @@ def collect():
         lets = _let_literals(text)
         for line, parts in _literals(text):
             plain = "".join(p if isinstance(p, str) else " x " for p in parts)
-            if not SQL_WORDS.search(plain):
+            # Statements, and pieces of them that name a table (a listing's `FROM installations WHERE …`).
+            if not SQL_WORDS.search(plain) and not TABLE_REF.search(plain):
                 continue
-            sql, n, problems = _render(parts, lets)
-            statement = Statement(str(path.relative_to(SOURCES)), line, sql, n, problems)
+            file = str(path.relative_to(SOURCES))
+            sql, n, problems = _render(parts, lets, file)
+            statement = Statement(file, line, sql, n, problems)
             if statement.tables():
                 statements.append(statement)
     for path in sorted((SOURCES / "Reports" / "Definitions").glob("*.sql")):

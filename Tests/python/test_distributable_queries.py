@@ -132,6 +132,7 @@ def test_collects_the_statements_of_every_store():
     files = {s.file for s in statements}
     # A sample of the places queries live; a collector that silently lost them would fail here.
     for expected in ["Ledger/EventStore/LedgerTransaction.swift", "Ledger/Installations/InstallationStore.swift",
+                     "Ledger/Installations/InstallationStore+Query.swift", "Ledger/Query/PGPool+ListQuery.swift",
                      "Ledger/Push/FanOutStore.swift", "Ledger/Projections/InstallationProjection.swift",
                      "Reports/Definitions/billing.sql", "Ledger/Objects/ObjectStore.swift"]:
         assert expected in files
