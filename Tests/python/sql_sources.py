@@ -23,6 +23,7 @@ RAW_TEXT = {
     "scratch.installations": "public.installations",  # replay's scratch copy has the same shape
     "state.scratch.installations": "public.installations",
     "scratch.apps": "public.apps",
+    "scratch.objects": "public.objects",
 }
 
 # Interpolated SQL fragments (PGQuery values, not parameters), as the code builds them, by expression or by
@@ -31,6 +32,8 @@ FRAGMENTS = {
     # PushTargeting.targetCondition (targeting, replay), the compiled `where` inside it left out.
     ("Ledger/Push/PushTargeting.swift", "condition"): "app_id = $ AND valid AND updated_at > $::timestamptz AND (TRUE)",
     ("Ledger/Replay/Replayer.swift", "condition"): "app_id = $ AND valid AND updated_at > $::timestamptz AND (TRUE)",
+    ("Ledger/Push/PushTargeting+Preview.swift", "condition"):
+        "app_id = $ AND valid AND updated_at > $::timestamptz AND (TRUE)",
     # A listing: one of the callers' scopes (each checked on its own as a fragment) and a compiled `where`.
     ("Ledger/Query/PGPool+ListQuery.swift", "base"): "FROM installations WHERE app_id = $ AND (TRUE)",
     ("Ledger/Query/PGPool+ListQuery.swift", "order"): "object_id",
