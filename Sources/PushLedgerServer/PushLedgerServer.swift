@@ -28,6 +28,13 @@ public enum PushLedgerServer {
         let ledger = LedgerComponents(
             databaseURL: config.databaseURL, maxConnections: config.maxConnections, logger: logger)
         try await LedgerMigrations.migrate(pool: ledger.pool)
+        do {
+            try await EventLogPartitions(pool: ledger.pool).prepare()
+        } catch {
+            // Not fatal: rows without a day partition land in the default one, and the retention job
+            // (or the next start) makes the partitions and moves them.
+            logger.warning("cannot prepare the event log's day partitions: \(error)")
+        }
         let wakeups = WakeSignal()
         let fanOut = FanOutService(
             events: ledger.events, apps: ledger.apps, providers: ProviderRegistry(logger: logger), wakeups: wakeups,
@@ -65,7 +72,9 @@ public enum PushLedgerServer {
         var services: [any Service] = [app, listener, fanOut, sampler]
         if let interval = config.retentionInterval {
             services.append(
-                RetentionService(job: RetentionJob(store: ledger.events), interval: interval, logger: logger))
+                RetentionService(
+                    job: RetentionJob(store: ledger.events, logRetentionDays: config.logRetentionDays),
+                    interval: interval, logger: logger))
         }
         services.append(
             FieldIndexService(indexes: FieldIndexes(pool: ledger.pool), interval: .seconds(30), logger: logger))

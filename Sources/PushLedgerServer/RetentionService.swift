@@ -21,6 +21,7 @@ struct RetentionService: Service {
                 for (kind, count) in [
                     ("expired_installations", report.expiredInstallations), ("purged_pushes", report.purgedPushes),
                     ("expired_scheduled", report.expiredScheduled), ("closed_days", report.closedDays),
+                    ("dropped_log_partitions", report.droppedLogPartitions),
                 ] {
                     Counter(label: "pushledger_retention_items_total", dimensions: [("kind", kind)]).increment(
                         by: Int64(count))

@@ -12,6 +12,8 @@ public struct ServerConfiguration: Sendable {
     public var batchLease: Duration = .seconds(30)
     /// How often the retention job runs inside `serve`; nil turns it off in this process.
     public var retentionInterval: Duration? = .seconds(3600)
+    /// Days of event log the retention job keeps (whole UTC days are dropped); nil keeps the whole log.
+    public var logRetentionDays: Int?
     /// When set, `GET /metrics` requires `Authorization: Bearer <token>`.
     public var metricsToken: String?
     /// The own device channel at `/channel` (ping interval, window, expiry beat).

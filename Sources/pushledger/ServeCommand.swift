@@ -34,6 +34,12 @@ struct ServeCommand: AsyncParsableCommand {
                 + "default 3600)"))
     var retentionInterval: Int?
     @Option(
+        name: .customLong("log-retention-days"),
+        help: ArgumentHelp(
+            "Days of event log the retention job keeps, dropping older whole days; 0: the whole log "
+                + "(env PUSHLEDGER_LOG_RETENTION_DAYS; default 0)"))
+    var logRetentionDays: Int?
+    @Option(
         name: .customLong("metrics-token"),
         help: "Require `Authorization: Bearer <token>` on GET /metrics (env METRICS_TOKEN, which keeps it out of ps)")
     var metricsToken: String?
@@ -81,12 +87,15 @@ struct ServeCommand: AsyncParsableCommand {
         let senders = try senders ?? environment.int("PUSHLEDGER_SENDERS") ?? 4
         let batchLease = try batchLease ?? environment.int("PUSHLEDGER_BATCH_LEASE_SECONDS") ?? 30
         let retention = try retentionInterval ?? environment.int("PUSHLEDGER_RETENTION_INTERVAL_SECONDS") ?? 3600
+        let logRetention =
+            try logRetentionDays ?? environment.int("PUSHLEDGER_LOG_RETENTION_DAYS", in: 0...Int.max) ?? 0
         let ping = try channelPing ?? environment.int("PUSHLEDGER_CHANNEL_PING_SECONDS", in: 1...86_400) ?? 240
         var config = ServerConfiguration(
             databaseURL: try database.url(), host: host, port: port, maxConnections: connections)
         config.senders = max(1, senders)
         config.batchLease = .seconds(max(1, batchLease))
         config.retentionInterval = retention > 0 ? .seconds(retention) : nil
+        config.logRetentionDays = logRetention > 0 ? logRetention : nil
         config.metricsToken = metricsToken ?? environment.string("METRICS_TOKEN")
         config.channel.pingInterval = .seconds(ping)
         switch (

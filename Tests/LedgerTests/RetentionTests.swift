@@ -103,6 +103,14 @@ struct RetentionTests {
         #expect(try JSON.parse(Array(again.output.split(separator: "\n").last!.utf8))["expiredInstallations"] == 0)
         let bad = try ServerProcess.command(["retention", "run", "--now", "soon"], databaseURL: db.url)
         #expect(bad.status != 0)
+        // The log-retention step, asked for: the log here is a day old, so nothing is dropped.
+        let trim = try ServerProcess.command(["retention", "run", "--log-retention-days", "90"], databaseURL: db.url)
+        #expect(trim.status == 0)
+        let trimmed = try JSON.parse(Array(trim.output.split(separator: "\n").last!.utf8))
+        #expect(trimmed["droppedLogPartitions"] == 0)
+        let noWindow = try ServerProcess.command(
+            ["retention", "run", "--log-retention-days", "0"], databaseURL: db.url)
+        #expect(noWindow.status == 64)
     }
 
     @Test("two retention runs at once do the work once between them")

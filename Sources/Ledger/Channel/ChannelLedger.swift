@@ -182,8 +182,8 @@ public struct ChannelLedger: Sendable {
             var versions: [String: Int] = [:]
             for row in try await tx.connection.query(
                 """
-                SELECT stream, max(version) AS v FROM events
-                WHERE app_id = \(appId) AND stream = ANY(\(streams)::text[]) GROUP BY stream
+                SELECT stream, version AS v FROM stream_heads
+                WHERE app_id = \(appId) AND stream = ANY(\(streams)::text[])
                 """)
             {
                 versions[try row.string("stream")] = try row.int("v")

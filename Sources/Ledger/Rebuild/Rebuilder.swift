@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Postgres
+import PushCore
 
 /// Rebuilds every projection from position 0 into a scratch schema (SPEC §7). With `verify`, it compares
 /// the rebuilt tables with the live ones row for row and reports each difference; otherwise it replaces
@@ -28,6 +29,16 @@ public struct Rebuilder: Sendable {
         public var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
     }
 
+    /// The log-retention step dropped old days of the log, so it no longer holds the beginning of every
+    /// stream; a rebuild from it would lose (or, with `verify`, report) every row whose history began earlier.
+    public struct LogTrimmed: Error, CustomStringConvertible {
+        public let before: Date
+        public var description: String {
+            "the event log was trimmed: events before \(LeanDate.format(before)) were dropped by log retention, "
+                + "so the projections cannot be rebuilt from it"
+        }
+    }
+
     public static let schema = "pushledger_rebuild"
     let store: EventStore
     let projections: [any Projection]
@@ -52,6 +63,9 @@ public struct Rebuilder: Sendable {
         async throws -> Report
     {
         let started = Date()
+        if let before = try await EventLogPartitions(pool: store.pool).trimmedBefore() {
+            throw LogTrimmed(before: before)
+        }
         let tables = projections.flatMap(\.tables)
         return try await store.pool.withTransaction(isolation: .repeatableRead) { conn in
             // Memory for the sorts of the indexes `replace` makes again (a GIN index over a million rows).

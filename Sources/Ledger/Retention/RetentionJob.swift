@@ -8,16 +8,22 @@ import PushCore
 /// - push records older than 7 days that are finished → `NotificationPurged` (their work rows go too; the
 ///   log and `push_stats` keep their history);
 /// - scheduled pushes whose expiration has passed → `PushExpired`;
-/// - each finished local day's usage → `UsageDayClosed` (one stream per day, so it closes once).
+/// - each finished local day's usage → `UsageDayClosed` (one stream per day, so it closes once);
+/// - the event log's day partitions are made a week ahead, and with `logRetentionDays` the days that ended
+///   that long ago are dropped whole (the log-retention step of SPEC §7; off unless asked for).
 public struct RetentionJob: Sendable {
     let store: EventStore
     let pageSize: Int
+    /// Days of event log to keep; nil keeps the whole log, which `rebuild`, `replay`, `explain` and the
+    /// audit report read (docs/decisions.md, "Partitioned event log").
+    let logRetentionDays: Int?
 
     public static let pushRecordDays = 7
 
-    public init(store: EventStore, pageSize: Int = 500) {
+    public init(store: EventStore, pageSize: Int = 500, logRetentionDays: Int? = nil) {
         self.store = store
         self.pageSize = pageSize
+        self.logRetentionDays = logRetentionDays
     }
 
     public struct Report: Sendable, Equatable {
@@ -25,6 +31,8 @@ public struct RetentionJob: Sendable {
         public var purgedPushes = 0
         public var expiredScheduled = 0
         public var closedDays = 0
+        /// Day partitions of the event log dropped by the log-retention step.
+        public var droppedLogPartitions = 0
 
         public init() {}
 
@@ -32,6 +40,7 @@ public struct RetentionJob: Sendable {
             [
                 "expiredInstallations": .int(Int64(expiredInstallations)), "purgedPushes": .int(Int64(purgedPushes)),
                 "expiredScheduled": .int(Int64(expiredScheduled)), "closedDays": .int(Int64(closedDays)),
+                "droppedLogPartitions": .int(Int64(droppedLogPartitions)),
             ]
         }
     }
@@ -70,6 +79,14 @@ public struct RetentionJob: Sendable {
             report.expiredScheduled += try await expireScheduled(app.id, now: now, advance: advance)
             report.purgedPushes += try await purgePushes(app.id, before: pushesBefore, now: now, advance: advance)
             report.closedDays += try await closeDays(app.id, now: now, advance: advance)
+        }
+        // Last, so the events the steps above appended are in the log before any of it is dropped.
+        let partitions = EventLogPartitions(pool: store.pool)
+        try await partitions.prepare()
+        if let days = logRetentionDays {
+            // Never past the real clock: `retention run --now` in the future must not drop the present log.
+            let cutoff = min(now, Date()).addingTimeInterval(-Double(days) * 86400)
+            report.droppedLogPartitions = try await partitions.drop(before: cutoff).count
         }
         return report
     }
