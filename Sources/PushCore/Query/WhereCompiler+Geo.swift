@@ -199,7 +199,8 @@ public struct NearSphereReading: Sendable {
     public let distance: BoundSQL
     /// `mi`, `km` or `rad`.
     public let unit: String
-    /// The bounds as written, e.g. `≤ 1.0 mi`, `≥ 0.1 rad`; empty without any.
+    /// Each bound in `unit`: `("≤", 1.0)` for `$maxDistanceInMiles: 1`, `("≥", r)` for `$minDistance`; empty
+    /// without any.
     public let bounds: [(comparison: String, limit: Double)]
 }
 
