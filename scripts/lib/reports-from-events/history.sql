@@ -15,7 +15,10 @@ FROM generate_series(1, :pushes) p;
 CREATE TEMP TABLE gen_targets AS
 SELECT p.id, p.at, b, 'inst' || p.p || '_' || b || '_' || t AS o, CASE WHEN t % 3 = 0 THEN 'android' ELSE 'ios' END AS pl,
        random() < 0.85 AS delivered
-FROM gen_pushes p, generate_series(0, p.batches - 1) b, LATERAL generate_series(1, 1 + (random() * 39)::int) t;
+-- The sizes come from the row itself: a set-returning function whose arguments name no outer column is
+-- evaluated once for the whole query.
+FROM gen_pushes p, generate_series(0, p.batches - 1) b,
+     LATERAL generate_series(1, 1 + abs(hashtext(p.id || b || :seed)) % 40) t;
 CREATE FUNCTION pg_temp.iso(t timestamptz) RETURNS text LANGUAGE sql AS
     $$ SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') $$;
 
@@ -50,7 +53,7 @@ FROM gen_pushes;
 CREATE TEMP TABLE gen_opens AS
 SELECT o, pl, id, at + interval '2 seconds' AS delivered_at,
        at + interval '2 seconds' + make_interval(secs => (random() * 3 * 86400)::int) AS opened_at
-FROM gen_targets, generate_series(1, 1 + (random() * 1.4)::int) n
+FROM gen_targets, LATERAL generate_series(1, 1 + abs(hashtext(o || :seed)) % 2) n
 WHERE delivered AND random() < 0.35;
 INSERT INTO events (app_id, stream, version, type, data, metadata)
 SELECT :'app', 'installation:' || o, row_number() OVER (PARTITION BY o ORDER BY opened_at), 'AppOpened',
