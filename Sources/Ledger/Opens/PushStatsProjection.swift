@@ -135,17 +135,13 @@ public struct PushStatsProjection: Projection {
 
     /// Runs of app opens naming their push go in one statement (`openAll`); everything else through `apply`.
     public func applyAll(_ events: [ProjectedEvent], on conn: PGConnection, schema: String) async throws {
-        let runs = ProjectionRun<Bool>.split(events) { event in
-            event.type == InstallationEvent.opened && event.data["pushId"]?.stringValue != nil
-                && event.data["objectId"]?.stringValue != nil ? true : nil
-        }
-        for run in runs {
-            if run.kind == true, run.events.count > 1 {
-                try await conn.enqueue(openAll(run.events, schema: schema))
-            } else {
-                for event in run.events { try await apply(event, on: conn, schema: schema) }
+        try await applyRuns(
+            events, on: conn, schema: schema,
+            kind: { event in
+                event.type == InstallationEvent.opened && event.data["pushId"]?.stringValue != nil
+                    && event.data["objectId"]?.stringValue != nil ? true : nil
             }
-        }
+        ) { _, run in openAll(run, schema: schema) }
     }
 
     /// `applyOpen` for several push opens of one app at once. Applied in turn, the first open of a push on an

@@ -88,26 +88,21 @@ public struct InstallationProjection: Projection {
     /// Runs of consecutive creates, or of opens and badge changes, go in one statement that does what `apply`
     /// does for each of them in turn; everything else, and a run of one, goes through `apply`.
     public func applyAll(_ events: [ProjectedEvent], on conn: PGConnection, schema: String) async throws {
-        let runs = ProjectionRun<RunKind>.split(events) { event in
-            guard event.data["objectId"]?.stringValue != nil else { return nil }
-            switch event.type {
-            case InstallationEvent.created: return .create
-            case InstallationEvent.badgeReset, InstallationEvent.badgeIncremented, InstallationEvent.opened:
-                return .touch
-            default: return nil
-            }
-        }
-        for run in runs {
-            let statement: PGQuery? =
-                switch run.kind {
-                case .create where run.events.count > 1: createAll(run.events, schema: schema)
-                case .touch where run.events.count > 1: touchAll(run.events, schema: schema)
-                default: nil
+        try await applyRuns(
+            events, on: conn, schema: schema,
+            kind: { event -> RunKind? in
+                guard event.data["objectId"]?.stringValue != nil else { return nil }
+                switch event.type {
+                case InstallationEvent.created: return .create
+                case InstallationEvent.badgeReset, InstallationEvent.badgeIncremented, InstallationEvent.opened:
+                    return .touch
+                default: return nil
                 }
-            if let statement {
-                try await conn.enqueue(statement)
-            } else {
-                for event in run.events { try await apply(event, on: conn, schema: schema) }
+            }
+        ) { kind, run in
+            switch kind {
+            case .create: createAll(run, schema: schema)
+            case .touch: touchAll(run, schema: schema)
             }
         }
     }

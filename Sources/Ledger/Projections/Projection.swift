@@ -46,14 +46,31 @@ extension RecordedEvent {
     }
 }
 
+extension Projection {
+    /// `applyAll` by runs: consecutive events of one app that `kind` puts together (nil: on their own) are
+    /// written with the one statement `statement` makes for a run of several of that kind, when it makes one;
+    /// everything else goes through `apply`, in order.
+    func applyRuns<Kind: Equatable>(
+        _ events: [ProjectedEvent], on conn: PGConnection, schema: String, kind: (ProjectedEvent) -> Kind?,
+        statement: (Kind, [ProjectedEvent]) -> PGQuery?
+    ) async throws {
+        for run in ProjectionRun.split(events, kind) {
+            if let k = run.kind, run.events.count > 1, let query = statement(k, run.events) {
+                try await conn.enqueue(query)
+            } else {
+                for event in run.events { try await apply(event, on: conn, schema: schema) }
+            }
+        }
+    }
+}
+
 /// A stretch of consecutive events of one app that a projection writes with one set-based statement.
 struct ProjectionRun<Kind: Equatable> {
     /// nil: events the projection applies one by one.
     let kind: Kind?
     let events: [ProjectedEvent]
 
-    /// Cuts `events` into runs, in order: consecutive events of the same app and the same `kind`. A
-    /// projection's `applyAll` writes a run of several with one statement and everything else through `apply`.
+    /// Cuts `events` into runs, in order: consecutive events of the same app and the same `kind`.
     static func split(_ events: [ProjectedEvent], _ kind: (ProjectedEvent) -> Kind?) -> [ProjectionRun] {
         var runs: [ProjectionRun] = []
         var current: [ProjectedEvent] = []

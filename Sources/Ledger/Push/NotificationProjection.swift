@@ -127,22 +127,17 @@ public struct NotificationProjection: Projection {
     /// Runs of app opens naming their push (a rebuild's page, a group-committed batch of opens) add their
     /// counts per push in one statement; everything else goes through `apply`.
     public func applyAll(_ events: [ProjectedEvent], on conn: PGConnection, schema: String) async throws {
-        let runs = ProjectionRun<Bool>.split(events) { event in
-            event.type == InstallationEvent.opened && event.data["pushId"]?.stringValue != nil ? true : nil
-        }
-        for run in runs {
-            guard run.kind == true, run.events.count > 1 else {
-                for event in run.events { try await apply(event, on: conn, schema: schema) }
-                continue
-            }
-            let pushIds = run.events.map { $0.data["pushId"]?.stringValue ?? "" }
-            try await conn.enqueue(
-                .reusingPlan(
-                    """
-                    UPDATE \(unsafeRaw: schema).notifications n SET opens = n.opens + c.opens
-                    FROM (SELECT p, count(*) AS opens FROM unnest(\(pushIds)::text[]) AS p GROUP BY p) c
-                    WHERE n.app_id = \(run.events[0].appId) AND n.object_id = c.p
-                    """))
+        try await applyRuns(
+            events, on: conn, schema: schema,
+            kind: { $0.type == InstallationEvent.opened && $0.data["pushId"]?.stringValue != nil ? true : nil }
+        ) { _, run in
+            let pushIds = run.map { $0.data["pushId"]?.stringValue ?? "" }
+            return .reusingPlan(
+                """
+                UPDATE \(unsafeRaw: schema).notifications n SET opens = n.opens + c.opens
+                FROM (SELECT p, count(*) AS opens FROM unnest(\(pushIds)::text[]) AS p GROUP BY p) c
+                WHERE n.app_id = \(run[0].appId) AND n.object_id = c.p
+                """)
         }
     }
 }
