@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import PushCore
 import Reports
 import TestSupport
@@ -13,34 +14,30 @@ struct ReportsFromEventsTests {
     static let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../scripts/lib/reports-from-events").standardized
 
-    /// Runs `file` through psql with `variables`; returns its rows, one `|`-separated line each.
-    static func psql(_ url: String, file: URL, _ variables: [String: String]) throws -> [String] {
+    /// Runs `file` (the generated history, written with psql variables) through psql with `variables`.
+    static func psql(_ url: String, file: URL, _ variables: [String: String]) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments =
-            ["psql", url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"]
+            ["psql", url, "-X", "-q", "-v", "ON_ERROR_STOP=1"]
             + variables.sorted { $0.key < $1.key }.flatMap { ["-v", "\($0.key)=\($0.value)"] }
             + ["-f", file.path]
-        let out = Pipe()
-        p.standardOutput = out
+        p.standardOutput = FileHandle.nullDevice
         try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "psql \(file) failed")
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(p.terminationStatus == 0, "psql \(file.lastPathComponent) failed")
     }
 
-    /// The hand-written SQL takes `$1…$3`; psql runs it with them as variables.
-    static func raw(_ url: String, _ file: String, app: String, from: String, to: String) throws -> [[String]] {
+    /// The hand-written SQL (`$1` app, `$2`/`$3` days) run with its parameters bound; each row as text, NULL
+    /// as "" (what `text` makes of a report's absent value).
+    static func raw(
+        _ db: TestDatabase, _ file: String, app: String, from: String, to: String
+    ) async throws
+        -> [[String]]
+    {
         let sql = try String(contentsOf: dir.appendingPathComponent(file), encoding: .utf8)
-            .replacingOccurrences(of: "$1", with: ":'app'").replacingOccurrences(of: "$2", with: ":'from'")
-            .replacingOccurrences(of: "$3", with: ":'to'")
-        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("raw-\(UUID().uuidString).sql")
-        try sql.write(to: tmp, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: tmp) }
-        return try psql(url, file: tmp, ["app": app, "from": from, "to": to]).map {
-            $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-        }
+        let rows = try await db.ledger.pool.query(PGQuery(unsafeSQL: sql, binds: [app, from, to]))
+        return rows.map { row in rows.columns.indices.map { row[$0] ?? "" } }
     }
 
     static func report(_ url: String, _ args: [String]) throws -> [JSON] {
@@ -73,7 +70,7 @@ struct ReportsFromEventsTests {
         let seed = Double.random(in: -1...1)
         print("ReportsFromEventsTests seed \(seed)")
         let t0 = "2026-10-30T16:00:00Z"  // local midnight in Shanghai
-        _ = try Self.psql(
+        try Self.psql(
             db.url, file: Self.dir.appendingPathComponent("history.sql"),
             ["app": app.appId, "t0": t0, "pushes": "60", "seed": String(seed)])
         let rebuilt = try await db.ledger.rebuilder().run(verify: false)
@@ -81,7 +78,7 @@ struct ReportsFromEventsTests {
 
         let range = ["--app", app.appId, "--from", "2026-07-01", "--to", "2026-10-31"]
         let billing = try Self.report(db.url, ["billing"] + range)
-        let rawBilling = try Self.raw(db.url, "billing.sql", app: app.appId, from: "2026-07-01", to: "2026-10-31")
+        let rawBilling = try await Self.raw(db, "billing.sql", app: app.appId, from: "2026-07-01", to: "2026-10-31")
         let billingKeys = ["day", "calls", "peakCallsPerMinute", "pushes", "successes"]
         #expect(billing.count > 30)
         let billingRows = billing.map { row in billingKeys.map { Self.text(row[$0]) } }
@@ -89,7 +86,7 @@ struct ReportsFromEventsTests {
         #expect(billing.contains { ($0["peakCallsPerMinute"]?.intValue ?? 0) > 1 }, "a minute with several calls")
 
         let opens = try Self.report(db.url, ["opens"] + range)
-        let rawOpens = try Self.raw(db.url, "opens.sql", app: app.appId, from: "2026-07-01", to: "2026-10-31")
+        let rawOpens = try await Self.raw(db, "opens.sql", app: app.appId, from: "2026-07-01", to: "2026-10-31")
         let opensKeys = ["objectId", "devices", "successes", "opens", "uniqueOpens", "medianSecondsToOpen"]
         #expect(opens.count == 60)
         let opensRows = opens.map { row in opensKeys.map { Self.text(row[$0]) } }

@@ -13,11 +13,9 @@ struct InstallationAtInstant {
 
     private var row: PGRow? {
         get async throws {
-            try await conn.query(
-                """
-                SELECT data, created_at, updated_at, device_type FROM \(unsafeRaw: scratch.installations)
-                WHERE app_id = \(appId) AND object_id = \(objectId)
-                """
+            let one = installationRow
+            return try await conn.query(
+                "SELECT data, created_at, updated_at, device_type FROM \(unsafeRaw: one.table) WHERE \(one.key)"
             ).first
         }
     }
