@@ -47,6 +47,23 @@ public final class CurlClient: Sendable {
         return try result.get()
     }
 
+    /// Runs `requests` as one submission and returns their results in order, once every one is answered:
+    /// for the many first attempts of a fan-out, where a task per request would cost more than libcurl.
+    /// Each result is what `send` would have returned or thrown for that request.
+    public func send(all requests: [CurlRequest]) async -> [Result<CurlResponse, CurlError>] {
+        guard !requests.isEmpty else { return [] }
+        let batch = CurlBatch(requests, defaultTimeout: defaultTimeout)
+        let driver = drivers[nextDriver.add(1, ordering: .relaxed).oldValue % drivers.count]
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                batch.wait(continuation)
+                driver.submit(batch)
+            }
+        } onCancel: {
+            for job in batch.jobs { driver.cancel(job) }
+        }
+    }
+
     /// Refuses new requests, lets the ones already accepted finish (each bounded by its timeout), then
     /// closes every connection. Safe to call more than once.
     public func shutdown() async {

@@ -74,7 +74,7 @@ final class CurlDriver: @unchecked Sendable {
         let refusal: CurlError? = shared.withLock { state in
             if state.shuttingDown { return .shutdown }
             if job.cancelRequested { return .cancelled }
-            job.continuation = continuation
+            job.completion = .task(continuation)
             job.enqueued = true
             state.incoming.append(job)
             wakeIfSleeping(&state)
@@ -84,6 +84,24 @@ final class CurlDriver: @unchecked Sendable {
         if let refusal {
             counters.failures.add(1, ordering: .relaxed)
             continuation.resume(returning: .failure(refusal))
+        }
+    }
+
+    /// Queues every request of `batch`, or refuses them all (shutdown, or the caller was cancelled before
+    /// they were queued), so that one thread completes the whole batch.
+    func submit(_ batch: CurlBatch) {
+        let refusal: CurlError? = shared.withLock { state in
+            if state.shuttingDown { return .shutdown }
+            if batch.jobs.contains(where: \.cancelRequested) { return .cancelled }
+            for job in batch.jobs { job.enqueued = true }
+            state.incoming.append(contentsOf: batch.jobs)
+            wakeIfSleeping(&state)
+            return nil
+        }
+        counters.requests.add(batch.jobs.count, ordering: .relaxed)
+        if let refusal {
+            counters.failures.add(batch.jobs.count, ordering: .relaxed)
+            for job in batch.jobs { job.complete(.failure(refusal)) }
         }
     }
 
@@ -315,9 +333,7 @@ final class CurlDriver: @unchecked Sendable {
         case .success: counters.responses.add(1, ordering: .relaxed)
         case .failure: counters.failures.add(1, ordering: .relaxed)
         }
-        let continuation = job.continuation
-        job.continuation = nil
-        continuation?.resume(returning: result)
+        job.complete(result)
     }
 
     private func terminate() {

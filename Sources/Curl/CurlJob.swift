@@ -1,12 +1,18 @@
-/// One `send` call on its way through the driver.
+/// One request on its way through the driver.
 ///
-/// `continuation`, `enqueued` and `cancelRequested` are touched only under the driver's lock until the job is
-/// enqueued; after that, everything but `cancelRequested` belongs to the driver thread, which alone resumes.
+/// `completion`, `enqueued` and `cancelRequested` are touched only under the driver's lock until the job is
+/// enqueued; after that, everything but `cancelRequested` belongs to the driver thread, which alone completes.
 final class CurlJob: @unchecked Sendable {
+    /// Who hears the result: a single `send`'s task, or one slot of a `CurlBatch`.
+    enum Completion {
+        case task(CheckedContinuation<Result<CurlResponse, CurlError>, Never>)
+        case batch(CurlBatch, index: Int)
+    }
+
     let request: CurlRequest
     let deadline: ContinuousClock.Instant
 
-    var continuation: CheckedContinuation<Result<CurlResponse, CurlError>, Never>?
+    var completion: Completion?
     var enqueued = false
     var cancelRequested = false
 
@@ -25,5 +31,16 @@ final class CurlJob: @unchecked Sendable {
         guard left > .zero else { return nil }
         let (seconds, attoseconds) = left.components
         return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+
+    /// Hands the result over; called once, by the driver thread (or by a refusing submitter).
+    func complete(_ result: Result<CurlResponse, CurlError>) {
+        let completion = self.completion
+        self.completion = nil
+        switch completion {
+        case .task(let continuation): continuation.resume(returning: result)
+        case .batch(let batch, let index): batch.complete(index, result)
+        case nil: break
+        }
     }
 }

@@ -7,6 +7,8 @@ public struct CurlRequest: Sendable {
     /// An absolute `https://` URL (plain `http://` works too, as HTTP/1.1).
     public var url: String
     public var headers: HTTPFields
+    /// Lines sent after `headers`, shared with other requests (see `CurlHeaderBlock`).
+    public var sharedHeaders: CurlHeaderBlock?
     public var body: [UInt8]?
     /// The whole exchange, from submission (time waiting for a free stream included) to the last body byte;
     /// `nil` takes the client's default.
@@ -17,8 +19,10 @@ public struct CurlRequest: Sendable {
         url: String,
         headers: HTTPFields = [:],
         body: [UInt8]? = nil,
-        timeout: Duration? = nil
+        timeout: Duration? = nil,
+        sharedHeaders: CurlHeaderBlock? = nil
     ) {
+        self.sharedHeaders = sharedHeaders
         self.method = method
         self.url = url
         self.headers = headers

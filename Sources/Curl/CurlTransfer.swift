@@ -9,7 +9,9 @@ import HTTPTypes
 final class CurlTransfer {
     let easy: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// This request's own header lines; when it shares a `CurlHeaderBlock`, the last own line links to it.
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var ownTail: UnsafeMutablePointer<curl_slist>?
     private var bodyBuffer: UnsafeMutableRawPointer?
     private var bodyCapacity = 0
 
@@ -22,7 +24,10 @@ final class CurlTransfer {
     /// The header block of a final (non-1xx) response ended.
     private var finalHeadersComplete = false
     private var lastStatus = 0
-    var responseHeaders = HTTPFields()
+    /// The final response's header lines as received, one per line; parsed only if someone reads them
+    /// (a successful push reads none).
+    private var rawHeaders: [UInt8] = []
+    private var announcedLength: Int?
     var responseBody: [UInt8] = []
 
     /// Creates the handle with the client-wide options; throws when libcurl refuses one.
@@ -75,7 +80,7 @@ final class CurlTransfer {
     }
 
     deinit {
-        curl_slist_free_all(headerList)
+        freeOwnHeaders()
         curl_easy_cleanup(easy)
         errorBuffer.deallocate()
         bodyBuffer?.deallocate()
@@ -87,8 +92,7 @@ final class CurlTransfer {
         var code = CURLE_OK
         func set(_ result: CURLcode) { if code == CURLE_OK { code = result } }
         set(pl_easy_setopt_str(easy, CURLOPT_URL, request.url))
-        setHeaders(request.headers, hasBody: request.body != nil)
-        set(pl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+        set(pl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, setHeaders(request)))
         switch request.method {
         case .get:
             set(pl_easy_setopt_long(easy, CURLOPT_HTTPGET, 1))
@@ -124,7 +128,8 @@ final class CurlTransfer {
         responseStarted = false
         finalHeadersComplete = false
         lastStatus = 0
-        responseHeaders = HTTPFields()
+        rawHeaders.removeAll(keepingCapacity: true)
+        announcedLength = nil
         responseBody.removeAll(keepingCapacity: true)
     }
 
@@ -135,9 +140,8 @@ final class CurlTransfer {
     /// Drops per-request state so the handle can serve the next request.
     func recycle() {
         job = nil
-        curl_slist_free_all(headerList)
-        headerList = nil
-        responseHeaders = HTTPFields()
+        freeOwnHeaders()
+        rawHeaders.removeAll(keepingCapacity: true)
         responseBody = []
     }
 
@@ -148,7 +152,8 @@ final class CurlTransfer {
         _ = pl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
         let body = responseBody
         responseBody = []
-        return CurlResponse(status: status, headers: responseHeaders, body: body, version: Self.version(version))
+        return CurlResponse(
+            status: status, headerLines: rawHeaders, body: body, version: Self.version(version))
     }
 
     func makeError(_ code: CURLcode) -> CurlError {
@@ -163,19 +168,31 @@ final class CurlTransfer {
         return count
     }
 
-    private func setHeaders(_ headers: HTTPFields, hasBody: Bool) {
-        curl_slist_free_all(headerList)
-        headerList = nil
-        for field in headers {
-            let name = field.name.rawName
-            let value = field.value
-            // "name;" is libcurl's spelling of a header with an empty value; "name:" would remove it.
-            headerList = curl_slist_append(headerList, value.isEmpty ? name + ";" : name + ": " + value)
+    /// The list libcurl sends: the request's own lines, then its shared block (which already carries
+    /// `Expect:` for requests with a body), or the own lines alone.
+    private func setHeaders(_ request: CurlRequest) -> UnsafeMutablePointer<curl_slist>? {
+        freeOwnHeaders()
+        for field in request.headers { headerList = curl_slist_append(headerList, CurlHeaderBlock.line(field)) }
+        if let shared = request.sharedHeaders {
+            guard var tail = headerList else { return shared.list }
+            while let next = tail.pointee.next { tail = next }
+            tail.pointee.next = shared.list
+            ownTail = tail
+            return headerList
         }
-        if hasBody {
+        if request.body != nil {
             // HTTP/1.1 fallbacks would otherwise stall a round trip on "Expect: 100-continue".
             headerList = curl_slist_append(headerList, "Expect:")
         }
+        return headerList
+    }
+
+    /// Frees the own lines only: the shared block they may link to belongs to its `CurlHeaderBlock`.
+    private func freeOwnHeaders() {
+        ownTail?.pointee.next = nil
+        ownTail = nil
+        curl_slist_free_all(headerList)
+        headerList = nil
     }
 
     private func setBody(_ body: [UInt8]) -> CURLcode {
@@ -208,21 +225,16 @@ final class CurlTransfer {
             line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/")
         {
             // A new status line: an interim (1xx) response's or a redirect's headers do not carry over.
-            responseHeaders = HTTPFields()
+            rawHeaders.removeAll(keepingCapacity: true)
+            announcedLength = nil
             finalHeadersComplete = false
             lastStatus = Self.statusCode(in: UnsafeRawBufferPointer(rebasing: line[0..<end]))
             return
         }
-        guard let colon = line[0..<end].firstIndex(of: UInt8(ascii: ":")) else { return }
-        var valueStart = colon + 1
-        while valueStart < end, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
-        var valueEnd = end
-        while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-        let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<colon]), as: UTF8.self)
-        let value = String(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self)
-        // HTTPFields keeps names case-insensitively; a name that is not a token cannot be a real header.
-        guard let fieldName = HTTPField.Name(name) else { return }
-        responseHeaders.append(HTTPField(name: fieldName, value: value))
+        let trimmed = UnsafeRawBufferPointer(rebasing: line[0..<end])
+        if let length = CurlHeaderLines.contentLength(in: trimmed) { announcedLength = length }
+        rawHeaders.append(contentsOf: trimmed)
+        rawHeaders.append(0x0A)
     }
 
     /// Whether a whole response arrived: final headers plus exactly the announced `content-length`.
@@ -233,8 +245,8 @@ final class CurlTransfer {
         guard finalHeadersComplete else { return false }
         // These statuses never carry a body, announced or not.
         if lastStatus == 204 || lastStatus == 304 { return responseBody.isEmpty }
-        guard let length = responseHeaders[.contentLength].flatMap({ Int($0) }) else { return false }
-        return responseBody.count == length
+        guard let announcedLength else { return false }
+        return responseBody.count == announcedLength
     }
 
     /// The code in "HTTP/2 200" or "HTTP/1.1 404 Not Found"; 0 when unreadable.

@@ -82,6 +82,49 @@ struct CurlClientTests {
         #expect(get.body.isEmpty)
     }
 
+    /// A fan-out's chunk: one submission, one resumption, every result in the order of its request, with
+    /// the lines shared by all of them sent from one `CurlHeaderBlock` after each request's own.
+    @Test func sendAllAnswersEveryRequestInOrderWithSharedHeaderLines() async throws {
+        let server = try Nghttpd(files: ["a.txt": "a", "b.txt": "bb"])
+        defer { server.stop() }
+        let client = try makeClient()
+        let shared = CurlHeaderBlock([HTTPField.Name("x-shared")!: "1", HTTPField.Name("x-empty")!: ""])
+        let paths = (0..<300).map { ["/a.txt", "/missing", "/b.txt"][$0 % 3] }
+        let results = await client.send(
+            all: paths.enumerated().map { index, path in
+                CurlRequest(
+                    url: server.baseURL + path, headers: [HTTPField.Name("x-own")!: "\(index)"], sharedHeaders: shared)
+            })
+        let again = await client.send(all: [CurlRequest(url: server.baseURL + "/a.txt", sharedHeaders: shared)])
+        let statistics = client.statistics
+        await client.shutdown()
+        #expect(results.count == 300)
+        for (result, path) in zip(results, paths) {
+            let response = try result.get()
+            switch path {
+            case "/a.txt": #expect(response.status == 200 && response.body == Array("a".utf8))
+            case "/b.txt": #expect(response.status == 200 && response.body == Array("bb".utf8))
+            default: #expect(response.status == 404)
+            }
+        }
+        #expect(try again.map { try $0.get().body } == [Array("a".utf8)])
+        #expect(statistics.requests == 301 && statistics.responses == 301 && statistics.failures == 0)
+        #expect(shared.count == 3)
+    }
+
+    @Test func sendAllOfACancelledTaskRefusesEveryRequest() async throws {
+        let client = try makeClient()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await client.send(all: (0..<5).map { _ in CurlRequest(url: "https://127.0.0.1:1/x") })
+        }
+        let results = await task.value
+        await client.shutdown()
+        #expect(results.count == 5)
+        #expect(results.allSatisfy { if case .failure(.cancelled) = $0 { true } else { false } })
+        #expect(client.statistics.connectionsOpened == 0)
+    }
+
     @Test func missingFileSurfacesAs404Response() async throws {
         let server = try Nghttpd()
         defer { server.stop() }

@@ -15,8 +15,11 @@ import Testing
     }
 
     @Test func successCarriesApnsId() {
-        #expect(outcome(200, headers: [HTTPField.Name("apns-id")!: "ABC"]) == .success(id: "ABC"))
+        #expect(outcome(200, headers: [HTTPField.Name("apns-id")!: "ABC"]) == .success(id: "sent"))
         #expect(outcome(200) == .success(id: "sent"))
+        let unsent = APNsResponseMapping.outcome(
+            status: 200, headers: [HTTPField.Name("apns-id")!: "ABC"], body: [], sentId: nil, now: now)
+        #expect(unsent == .success(id: "ABC"))
     }
 
     @Test func unregisteredAndExpiredTokensInvalidateWithTheirTimestamp() {

@@ -17,4 +17,14 @@ struct FastUUIDTests {
         }
         #expect(seen.count == 10_000)
     }
+
+    @Test("the string is Foundation's uuidString, spelled by hand")
+    func stringMatchesFoundation() {
+        for _ in 0..<1_000 {
+            let uuid = FastUUID.make()
+            #expect(FastUUID.string(uuid) == uuid.uuidString)
+        }
+        let fixed = UUID(uuidString: "00FF10A0-0B0C-4D0E-8F00-123456789ABC")!
+        #expect(FastUUID.string(fixed) == "00FF10A0-0B0C-4D0E-8F00-123456789ABC")
+    }
 }

@@ -10,16 +10,20 @@ import Testing
 struct ProviderClientIntegrationTests {
     static let deviceToken = String(repeating: "ab", count: 32)
 
-    @Test func apnsClientDeliversWithATokenOverOneConnectionPerDriver() async throws {
-        let server = try Nghttpd(files: ["3/device/\(Self.deviceToken)": ""], extraArguments: [])
-        defer { server.stop() }
-        let client = try APNsClient(
+    static func apnsClient(_ server: Nghttpd) throws -> APNsClient {
+        try APNsClient(
             configuration: APNsConfiguration(
                 endpoint: server.baseURL,
                 authentication: .token(keyFile: TestKeys.apnsKeyFile, keyId: "KEY1234567", teamId: "TEAM123456"),
                 topic: "com.example.app", caFile: TestCertificates.shared.caFile
             )
         )
+    }
+
+    @Test func apnsClientDeliversWithATokenOverOneConnectionPerDriver() async throws {
+        let server = try Nghttpd(files: ["3/device/\(Self.deviceToken)": ""], extraArguments: [])
+        defer { server.stop() }
+        let client = try Self.apnsClient(server)
         let ids = (0..<50).map { _ in UUID() }
         let outcomes = await withTaskGroup(of: DeliveryOutcome.self) { group in
             for id in ids {
@@ -38,6 +42,29 @@ struct ProviderClientIntegrationTests {
         #expect(missing == DeliveryResult(outcome: .permanent(reason: .httpStatus(404)), attempts: 1))
         // Multiplexed: each libcurl driver thread carries its share of the 50 sends on one connection.
         #expect(statistics.connectionsOpened == CurlConfiguration.defaultDriverThreads)
+    }
+
+    /// The fan-out's path: first attempts of a chunk in one submission, each outcome in its notification's
+    /// place and carrying its own apns-id, a missing device's 404 among them.
+    @Test func apnsAttemptAllAnswersEachNotificationInPlace() async throws {
+        let server = try Nghttpd(files: ["3/device/\(Self.deviceToken)": ""], extraArguments: [])
+        defer { server.stop() }
+        let client = try Self.apnsClient(server)
+        let notifications = (0..<120).map { index in
+            APNsNotification(
+                deviceToken: index % 4 == 3 ? "00" : Self.deviceToken, payload: Array("{}".utf8),
+                collapseId: index % 2 == 0 ? "even" : nil, apnsId: UUID())
+        }
+        let outcomes = await client.attempt(all: notifications)
+        let statistics = client.httpStatistics
+        await client.shutdown()
+        #expect(
+            outcomes
+                == notifications.map {
+                    $0.deviceToken == "00"
+                        ? .permanent(reason: .httpStatus(404)) : .success(id: $0.apnsId!.uuidString)
+                })
+        #expect(statistics.requests == 120)
     }
 
     @Test func fcmClientExchangesOneAccessTokenForManyConcurrentSends() async throws {

@@ -14,10 +14,11 @@ import Testing
 
         func next() -> DeliveryOutcome { outcomes.withLock { $0.removeFirst() } }
 
-        func run(_ policy: RetryPolicy = RetryPolicy()) async -> DeliveryResult {
+        func run(_ policy: RetryPolicy = RetryPolicy(), first: DeliveryOutcome? = nil) async -> DeliveryResult {
             await RetryLoop.run(
                 policy: policy, random: { 0.5 },
                 sleep: { duration in self.sleeps.withLock { $0.append(duration) } },
+                first: first,
                 attempt: { self.next() }
             )
         }
@@ -30,6 +31,22 @@ import Testing
         let result = await script.run()
         #expect(result == DeliveryResult(outcome: .success(id: "x"), attempts: 3))
         #expect(script.sleeps.withLock { $0 } == [.milliseconds(100), .milliseconds(200)])
+    }
+
+    /// A fan-out's first attempts go out together (`attempt(all:)`); the loop judges that answer as the first
+    /// attempt, so the backoff and the attempt count continue from it.
+    @Test func anAttemptAlreadyMadeCountsAsTheFirst() async {
+        let script = Script([unavailable, .success(id: "x")])
+        let result = await script.run(first: unavailable)
+        #expect(result == DeliveryResult(outcome: .success(id: "x"), attempts: 3))
+        #expect(script.sleeps.withLock { $0 } == [.milliseconds(100), .milliseconds(200)])
+
+        let given = Script([])
+        #expect(await given.run(first: .success(id: "y")) == DeliveryResult(outcome: .success(id: "y"), attempts: 1))
+
+        let exhausted = Script(Array(repeating: unavailable, count: 4))
+        #expect(await exhausted.run(RetryPolicy(maxAttempts: 5), first: unavailable).attempts == 5)
+        #expect(exhausted.outcomes.withLock { $0.isEmpty })
     }
 
     @Test func givesUpWithTheLastOutcomeAfterMaxAttempts() async {

@@ -2,6 +2,9 @@
 // PushLedger's driver does, POST the same body over HTTP/2 (TLS, ALPN h2) as fast as libcurl allows, with
 // INFLIGHT easy handles per thread reused and at most CONNS connections per thread. Nothing else runs:
 // no targeting, no events, no payload building. Prints one line: requests, 200s, seconds, requests/s.
+// A HEADER given as "apns-id: *" becomes a fresh UUID per request, linked in front of the shared header
+// list (as PushLedger's driver links a request's own lines to its batch's shared block), so the ceiling
+// can send what an APNs request carries: the provider token, topic, type, priority, collapse id and an id.
 //
 // Usage: curl-ceiling URL TOTAL THREADS INFLIGHT CONNS BODY_FILE CA_FILE [HEADER ...]
 #include <curl/curl.h>
@@ -16,8 +19,21 @@ struct worker {
     const char *url, *body, *ca;
     struct curl_slist *headers;
     long total, ok;
-    int inflight, conns;
+    int inflight, conns, per_request_id;
 };
+
+/* A handle's own first header line: "apns-id: <uuid>", rewritten before each request. */
+struct own_id {
+    struct curl_slist node;
+    char line[64];
+    unsigned long long state;
+};
+
+static void next_id(struct own_id *id) {
+    unsigned long long a = id->state += 0x9E3779B97F4A7C15ULL, b = a * 0xBF58476D1CE4E5B9ULL;
+    snprintf(id->line, sizeof id->line, "apns-id: %08llX-%04llX-4%03llX-%04llX-%012llX", a >> 32, (a >> 16) & 0xFFFF,
+             a & 0xFFF, 0x8000 | ((b >> 48) & 0x3FFF), b & 0xFFFFFFFFFFFFULL);
+}
 
 static size_t discard(char *p, size_t s, size_t n, void *u) { (void)p; (void)u; return s * n; }
 
@@ -28,14 +44,22 @@ static void *run(void *arg) {
     curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, (long)w->conns);
     curl_multi_setopt(m, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000L);
     long started = 0, done = 0;
+    struct own_id *ids = calloc(w->inflight, sizeof *ids);
     for (int i = 0; i < w->inflight && started < w->total; i++, started++) {
         CURL *e = curl_easy_init();
+        if (w->per_request_id) {
+            ids[i].node.data = ids[i].line;
+            ids[i].node.next = w->headers;
+            ids[i].state = (unsigned long long)(i + 1) * 7919;
+            next_id(&ids[i]);
+            curl_easy_setopt(e, CURLOPT_PRIVATE, &ids[i]);
+        }
         curl_easy_setopt(e, CURLOPT_URL, w->url);
         curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
         curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
         curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(e, CURLOPT_CAINFO, w->ca);
-        curl_easy_setopt(e, CURLOPT_HTTPHEADER, w->headers);
+        curl_easy_setopt(e, CURLOPT_HTTPHEADER, w->per_request_id ? &ids[i].node : w->headers);
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, w->body);
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(w->body));
         curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
@@ -55,6 +79,11 @@ static void *run(void *arg) {
             done++;
             curl_multi_remove_handle(m, e);
             if (started < w->total) {
+                if (w->per_request_id) {
+                    struct own_id *id;
+                    curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&id);
+                    next_id(id);
+                }
                 curl_multi_add_handle(m, e);
                 started++;
             } else {
@@ -64,6 +93,7 @@ static void *run(void *arg) {
         if (done < w->total) curl_multi_poll(m, NULL, 0, 100, NULL);
     }
     curl_multi_cleanup(m);
+    free(ids);
     return NULL;
 }
 
@@ -91,7 +121,11 @@ int main(int argc, char **argv) {
     long total = atol(argv[2]);
     int threads = atoi(argv[3]);
     struct curl_slist *headers = NULL;
-    for (int i = 8; i < argc; i++) headers = curl_slist_append(headers, argv[i]);
+    int per_request_id = 0;
+    for (int i = 8; i < argc; i++) {
+        if (strcmp(argv[i], "apns-id: *") == 0) per_request_id = 1;
+        else headers = curl_slist_append(headers, argv[i]);
+    }
     char *body = slurp(argv[6]);
     struct worker *w = calloc(threads, sizeof *w);
     pthread_t *t = calloc(threads, sizeof *t);
@@ -99,7 +133,7 @@ int main(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < threads; i++) {
         w[i] = (struct worker){argv[1], body, argv[7], headers, total / threads + (i < total % threads), 0,
-                               atoi(argv[4]), atoi(argv[5])};
+                               atoi(argv[4]), atoi(argv[5]), per_request_id};
         pthread_create(&t[i], NULL, run, &w[i]);
     }
     long ok = 0;

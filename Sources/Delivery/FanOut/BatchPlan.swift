@@ -11,13 +11,25 @@ struct BatchPlan: Sendable {
     private let apnsClients: [String: Result<APNsRoute, ProviderRegistry.Failure>]
     private let fcmClients: [String: Result<FCMClient, ProviderRegistry.Failure>]
     private let wnsClients: [String: Result<WNSClient, ProviderRegistry.Failure>]
-    private let sharedPayload: Result<APNsPayload?, PushDataError>
+    private let sharedPayload: Result<APNsBody?, PushDataError>
     private let wnsPayload: Result<WNSPayload?, PushDataError>
     private let pushId: String
     /// Set when a provider's configured credentials cannot be used: the push fails with this (naming the setting).
     let pushFailure: String?
     /// Until when an own-channel message waits for its device: the push's expiration, else `channel.ttl_days`.
     let channelExpireAt: Date
+
+    /// An APNs body as bytes, encoded once and shared by every device that gets the same one.
+    struct APNsBody: Sendable {
+        let bytes: [UInt8]
+        let pushType: APNsPushType
+        var priority: Int { pushType.priority }
+
+        init(_ payload: APNsPayload) {
+            bytes = Array(payload.body.utf8)
+            pushType = payload.pushType
+        }
+    }
 
     struct APNsRoute: Sendable {
         let client: APNsClient
@@ -64,8 +76,8 @@ struct BatchPlan: Sendable {
                 wns[profile] = .failure(error)
             }
         }
-        let shared = Result { () throws(PushDataError) -> APNsPayload? in
-            try data.apnsPayload(notificationId: claim.pushId, badge: nil)
+        let shared = Result { () throws(PushDataError) -> APNsBody? in
+            try data.apnsPayload(notificationId: claim.pushId, badge: nil).map(APNsBody.init)
         }
         var setupFailures: [ProviderRegistry.Failure] = []
         for case .failure(let failure) in apns.values { setupFailures.append(failure) }
@@ -99,8 +111,8 @@ struct BatchPlan: Sendable {
     }
 
     /// The payload for a device: shared unless the push increments badges and this device has its own.
-    func apnsPayload(badge: Int64?) throws(PushDataError) -> APNsPayload? {
+    func apnsPayload(badge: Int64?) throws(PushDataError) -> APNsBody? {
         guard let badge else { return try sharedPayload.get() }
-        return try data.apnsPayload(notificationId: pushId, badge: badge)
+        return try data.apnsPayload(notificationId: pushId, badge: badge).map(APNsBody.init)
     }
 }

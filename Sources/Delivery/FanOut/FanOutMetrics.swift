@@ -45,11 +45,16 @@ enum FanOutMetrics {
         let reason: String
     }
 
+    /// The request-duration histogram of one provider; made once per chunk of a batch rather than per
+    /// notification (each making looks the series up in the backend's registry under its lock).
+    static func providerTimer(_ provider: String) -> Metrics.Timer {
+        Metrics.Timer(label: "pushledger_provider_request_duration_seconds", dimensions: [("provider", provider)])
+    }
+
     /// One notification's send to its provider, retries and their backoff included, and how many requests it
     /// took beyond the first.
-    static func providerSend(_ provider: String, _ duration: Duration, attempts: Int) {
-        Metrics.Timer(label: "pushledger_provider_request_duration_seconds", dimensions: [("provider", provider)])
-            .recordNanoseconds(duration.nanoseconds)
+    static func providerSend(_ provider: String, timer: Metrics.Timer, _ duration: Duration, attempts: Int) {
+        timer.recordNanoseconds(duration.nanoseconds)
         if attempts > 1 {
             Counter(label: "pushledger_provider_retries_total", dimensions: [("provider", provider)])
                 .increment(by: Int64(attempts - 1))

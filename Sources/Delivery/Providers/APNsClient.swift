@@ -47,19 +47,58 @@ public final class APNsClient: Sendable {
     /// One attempt, classified. `expiredProviderToken` has already dropped the stale token, so an immediate
     /// second attempt signs a new one.
     public func attempt(_ notification: APNsNotification) async -> DeliveryOutcome {
-        let apnsId = (notification.apnsId ?? FastUUID.make()).uuidString
+        let apnsId = FastUUID.string(notification.apnsId ?? FastUUID.make())
         let token = tokens?.currentToken()
         let request = makeRequest(notification, apnsId: apnsId, bearer: token)
+        // A submission of one: the same path as a fan-out's chunks, and its result rather than a throw.
+        return outcome(of: await http.send(all: [request])[0], sentId: apnsId, bearer: token)
+    }
+
+    /// The first attempt of many notifications at once (a chunk of a fan-out batch): one submission to
+    /// libcurl and one wake-up for all of them, and the header lines they share built once (see
+    /// `CurlHeaderBlock`). Outcomes in the order given; each notification should carry its `apnsId`, so
+    /// that a retry through `send(_:first:)` repeats the same id.
+    public func attempt(all notifications: [APNsNotification]) async -> [DeliveryOutcome] {
+        let token = tokens?.currentToken()
+        // Normally one block serves the whole chunk; comparing with the last one spares hashing the
+        // provider token for every notification.
+        var blocks: [(shared: SharedHeaders, block: CurlHeaderBlock)] = []
+        var ids: [String] = []
+        ids.reserveCapacity(notifications.count)
+        let requests = notifications.map { notification in
+            let shared = SharedHeaders(notification, configuration: configuration, bearer: token)
+            let block: CurlHeaderBlock
+            if let last = blocks.last, last.shared == shared {
+                block = last.block
+            } else if let earlier = blocks.first(where: { $0.shared == shared }) {
+                block = earlier.block
+            } else {
+                block = CurlHeaderBlock(shared.fields)
+                blocks.append((shared, block))
+            }
+            let apnsId = FastUUID.string(notification.apnsId ?? FastUUID.make())
+            ids.append(apnsId)
+            return makeRequest(notification, headers: [.apnsId: apnsId], shared: block)
+        }
+        let results = await http.send(all: requests)
+        return zip(results, ids).map { result, apnsId in outcome(of: result, sentId: apnsId, bearer: token) }
+    }
+
+    /// Classifies one answer; `ExpiredProviderToken` drops the token it was sent with.
+    private func outcome(
+        of result: Result<CurlResponse, CurlError>, sentId: String, bearer: String?
+    )
+        -> DeliveryOutcome
+    {
         let response: CurlResponse
-        do {
-            response = try await http.send(request)
-        } catch {
-            return .transportFailure(error)
+        switch result {
+        case .success(let answered): response = answered
+        case .failure(let error): return .transportFailure(error)
         }
         let outcome = APNsResponseMapping.outcome(
-            status: response.status, headers: response.headers, body: response.body, sentId: apnsId, now: now()
+            status: response.status, headers: response.headers, body: response.body, sentId: sentId, now: now()
         )
-        if case .expiredProviderToken = outcome, let token { tokens?.rejected(token) }
+        if case .expiredProviderToken = outcome, let bearer { tokens?.rejected(bearer) }
         return outcome
     }
 
@@ -68,18 +107,20 @@ public final class APNsClient: Sendable {
     /// - Parameters:
     ///   - random: uniform in [0, 1), for backoff jitter.
     ///   - sleep: waits between attempts.
+    ///   - first: the outcome of an attempt already made (by `attempt(all:)`), which counts as the first.
     public func send(
         _ notification: APNsNotification,
         policy: RetryPolicy = RetryPolicy(),
         random: @Sendable () -> Double = { Double.random(in: 0..<1) },
-        sleep: DeliverySleep = { try await Task.sleep(for: $0) }
+        sleep: DeliverySleep = { try await Task.sleep(for: $0) },
+        first: DeliveryOutcome? = nil
     ) async -> DeliveryResult {
         // One apns-id for every attempt, so Apple and our logs see retries of the same notification.
         var notification = notification
         if notification.apnsId == nil { notification.apnsId = FastUUID.make() }
         let fixed = notification
         return await RetryLoop.run(
-            policy: policy, random: random, sleep: sleep,
+            policy: policy, random: random, sleep: sleep, first: first,
             attempt: { await attempt(fixed) }
         )
     }
@@ -92,23 +133,51 @@ public final class APNsClient: Sendable {
     public var httpStatistics: CurlStatistics { http.statistics }
 
     func makeRequest(_ notification: APNsNotification, apnsId: String, bearer: String?) -> CurlRequest {
-        var headers = HTTPFields()
-        headers.reserveCapacity(8)
-        if let bearer { headers.append(HTTPField(name: .authorization, value: "bearer " + bearer)) }
-        headers.append(HTTPField(name: .apnsTopic, value: notification.topic ?? configuration.topic))
-        headers.append(HTTPField(name: .apnsPushType, value: notification.pushType.rawValue))
-        headers.append(HTTPField(name: .apnsPriority, value: String(notification.priority)))
-        if let expiration = notification.expiration {
-            headers.append(HTTPField(name: .apnsExpiration, value: String(expiration)))
-        }
+        var headers = SharedHeaders(notification, configuration: configuration, bearer: bearer).fields
         headers.append(HTTPField(name: .apnsId, value: apnsId))
-        if let collapseId = notification.collapseId {
-            headers.append(HTTPField(name: .apnsCollapseId, value: collapseId))
-        }
-        headers.append(HTTPField(name: .contentType, value: "application/json"))
-        return CurlRequest(
+        return makeRequest(notification, headers: headers, shared: nil)
+    }
+
+    private func makeRequest(
+        _ notification: APNsNotification, headers: HTTPFields, shared: CurlHeaderBlock?
+    )
+        -> CurlRequest
+    {
+        CurlRequest(
             method: .post, url: configuration.endpoint + "/3/device/" + notification.deviceToken, headers: headers,
-            body: notification.payload, timeout: configuration.requestTimeout
+            body: notification.payload, timeout: configuration.requestTimeout, sharedHeaders: shared
         )
+    }
+
+    /// Every header but `apns-id`: the same for all the notifications of one push (and provider token).
+    struct SharedHeaders: Equatable {
+        let bearer: String?
+        let topic: String
+        let pushType: String
+        let priority: Int
+        let expiration: Int64?
+        let collapseId: String?
+
+        init(_ notification: APNsNotification, configuration: APNsConfiguration, bearer: String?) {
+            self.bearer = bearer
+            topic = notification.topic ?? configuration.topic
+            pushType = notification.pushType.rawValue
+            priority = notification.priority
+            expiration = notification.expiration
+            collapseId = notification.collapseId
+        }
+
+        var fields: HTTPFields {
+            var headers = HTTPFields()
+            headers.reserveCapacity(8)
+            if let bearer { headers.append(HTTPField(name: .authorization, value: "bearer " + bearer)) }
+            headers.append(HTTPField(name: .apnsTopic, value: topic))
+            headers.append(HTTPField(name: .apnsPushType, value: pushType))
+            headers.append(HTTPField(name: .apnsPriority, value: String(priority)))
+            if let expiration { headers.append(HTTPField(name: .apnsExpiration, value: String(expiration))) }
+            if let collapseId { headers.append(HTTPField(name: .apnsCollapseId, value: collapseId)) }
+            headers.append(HTTPField(name: .contentType, value: "application/json"))
+            return headers
+        }
     }
 }

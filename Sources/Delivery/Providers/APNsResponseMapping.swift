@@ -15,7 +15,9 @@ public enum APNsResponseMapping {
         sentId: String? = nil,
         now: Date = Date()
     ) -> DeliveryOutcome {
-        if status == 200 { return .success(id: headers[.apnsId] ?? sentId ?? "") }
+        // APNs echoes the apns-id it was sent; the header is read only when none was, so a delivered
+        // notification never has its response headers parsed.
+        if status == 200 { return .success(id: sentId ?? headers[.apnsId] ?? "") }
         let document = body.isEmpty ? nil : try? JSON.parse(body)
         let parsed = document?["reason"]?.stringValue.map(APNsErrorReason.init)
         let reason: ProviderReason = parsed.map { .apns($0) } ?? .httpStatus(status)

@@ -61,15 +61,40 @@ public final class FCMClient: Sendable {
         var document: [String: JSON] = ["message": message]
         if validateOnly { document["validate_only"] = true }
         let request = CurlRequest(
-            method: .post, url: sendURL,
-            headers: [.authorization: "Bearer " + accessToken, .contentType: "application/json"],
-            body: JSON.object(document).encodedBytes(), timeout: configuration.requestTimeout
-        )
-        let response: CurlResponse
+            method: .post, url: sendURL, body: JSON.object(document).encodedBytes(),
+            timeout: configuration.requestTimeout, sharedHeaders: Self.headers(accessToken))
+        // A submission of one: the same path as a fan-out's chunks, and its result rather than a throw.
+        return outcome(of: await http.send(all: [request])[0], accessToken: accessToken)
+    }
+
+    /// The first attempt of many messages at once (a chunk of a fan-out batch): one access token, one
+    /// header block and one submission to libcurl for all of them. Outcomes in the order given.
+    public func attempt(all messages: [JSON]) async -> [DeliveryOutcome] {
+        let accessToken: String
         do {
-            response = try await http.send(request)
+            accessToken = try await tokens.accessToken()
         } catch {
-            return .transportFailure(error)
+            return messages.map { _ in .accessTokenFailure(error) }
+        }
+        let headers = Self.headers(accessToken)
+        let requests = messages.map { message in
+            CurlRequest(
+                method: .post, url: sendURL, body: JSON.object(["message": message]).encodedBytes(),
+                timeout: configuration.requestTimeout, sharedHeaders: headers)
+        }
+        return await http.send(all: requests).map { outcome(of: $0, accessToken: accessToken) }
+    }
+
+    private static func headers(_ accessToken: String) -> CurlHeaderBlock {
+        CurlHeaderBlock([.authorization: "Bearer " + accessToken, .contentType: "application/json"])
+    }
+
+    /// Classifies one answer; a 401 drops the access token it was sent with.
+    private func outcome(of result: Result<CurlResponse, CurlError>, accessToken: String) -> DeliveryOutcome {
+        let response: CurlResponse
+        switch result {
+        case .success(let answered): response = answered
+        case .failure(let error): return .transportFailure(error)
         }
         let outcome = FCMResponseMapping.outcome(
             status: response.status, headers: response.headers, body: response.body, now: now()
@@ -96,14 +121,16 @@ public final class FCMClient: Sendable {
         await send(message: message.message, policy: policy, random: random, sleep: sleep)
     }
 
+    /// - Parameter first: the outcome of an attempt already made (by `attempt(all:)`), which counts as the first.
     public func send(
         message: JSON,
         policy: RetryPolicy = RetryPolicy(),
         random: @Sendable () -> Double = { Double.random(in: 0..<1) },
-        sleep: DeliverySleep = { try await Task.sleep(for: $0) }
+        sleep: DeliverySleep = { try await Task.sleep(for: $0) },
+        first: DeliveryOutcome? = nil
     ) async -> DeliveryResult {
         await RetryLoop.run(
-            policy: policy, random: random, sleep: sleep,
+            policy: policy, random: random, sleep: sleep, first: first,
             attempt: { await attempt(message: message) }
         )
     }

@@ -42,19 +42,54 @@ public final class WNSClient: Sendable {
         do {
             accessToken = try await tokens.accessToken()
         } catch {
-            let reason = ProviderReason.wns(.accessToken(error))
-            return error.isTransient ? .retryable(reason: reason, retryAfter: nil) : .permanent(reason: reason)
+            return Self.accessTokenFailure(error)
         }
+        let request = makeRequest(notification, shared: CurlHeaderBlock(Self.headers(notification, accessToken)))
+        // A submission of one: the same path as a fan-out's chunks, and its result rather than a throw.
+        return outcome(of: await http.send(all: [request])[0], accessToken: accessToken)
+    }
+
+    /// The first attempt of many notifications at once (a chunk of a fan-out batch): one access token, one
+    /// header block per distinct set of WNS headers and one submission to libcurl. Outcomes in the order given.
+    public func attempt(all notifications: [WNSNotification]) async -> [DeliveryOutcome] {
+        let accessToken: String
+        do {
+            accessToken = try await tokens.accessToken()
+        } catch {
+            return notifications.map { _ in Self.accessTokenFailure(error) }
+        }
+        var blocks: [HTTPFields: CurlHeaderBlock] = [:]
+        let requests = notifications.map { notification in
+            let block = blocks[notification.headers] ?? CurlHeaderBlock(Self.headers(notification, accessToken))
+            blocks[notification.headers] = block
+            return makeRequest(notification, shared: block)
+        }
+        return await http.send(all: requests).map { outcome(of: $0, accessToken: accessToken) }
+    }
+
+    private func makeRequest(_ notification: WNSNotification, shared: CurlHeaderBlock) -> CurlRequest {
+        CurlRequest(
+            method: .post, url: notification.channelURI, body: notification.payload.body,
+            timeout: configuration.requestTimeout, sharedHeaders: shared)
+    }
+
+    private static func headers(_ notification: WNSNotification, _ accessToken: String) -> HTTPFields {
         var headers = notification.headers
         headers[.authorization] = "Bearer " + accessToken
-        let request = CurlRequest(
-            method: .post, url: notification.channelURI, headers: headers, body: notification.payload.body,
-            timeout: configuration.requestTimeout)
+        return headers
+    }
+
+    private static func accessTokenFailure(_ error: AccessTokenError) -> DeliveryOutcome {
+        let reason = ProviderReason.wns(.accessToken(error))
+        return error.isTransient ? .retryable(reason: reason, retryAfter: nil) : .permanent(reason: reason)
+    }
+
+    /// Classifies one answer; a 401/403 drops the access token it was sent with.
+    private func outcome(of result: Result<CurlResponse, CurlError>, accessToken: String) -> DeliveryOutcome {
         let response: CurlResponse
-        do {
-            response = try await http.send(request)
-        } catch {
-            return .transportFailure(error)
+        switch result {
+        case .success(let answered): response = answered
+        case .failure(let error): return .transportFailure(error)
         }
         let outcome = WNSResponseMapping.outcome(status: response.status, headers: response.headers, now: now())
         if case .expiredProviderToken = outcome { tokens.rejected(accessToken) }
@@ -66,14 +101,16 @@ public final class WNSClient: Sendable {
     /// - Parameters:
     ///   - random: uniform in [0, 1), for backoff jitter.
     ///   - sleep: waits between attempts.
+    /// - Parameter first: the outcome of an attempt already made (by `attempt(all:)`), which counts as the first.
     public func send(
         _ notification: WNSNotification,
         policy: RetryPolicy = RetryPolicy(),
         random: @Sendable () -> Double = { Double.random(in: 0..<1) },
-        sleep: DeliverySleep = { try await Task.sleep(for: $0) }
+        sleep: DeliverySleep = { try await Task.sleep(for: $0) },
+        first: DeliveryOutcome? = nil
     ) async -> DeliveryResult {
         await RetryLoop.run(
-            policy: policy, random: random, sleep: sleep, attempt: { await attempt(notification) })
+            policy: policy, random: random, sleep: sleep, first: first, attempt: { await attempt(notification) })
     }
 
     /// Closes the connections if this client made them.

@@ -1,4 +1,5 @@
 /// Runs attempts under `RetryStateMachine` until an outcome is final: the shared body of the clients' `send`.
+/// `first` is the outcome of an attempt already made elsewhere, judged as the first one.
 /// An attempt that reports `expiredProviderToken` has already dropped the stale credential, so the loop only
 /// has to try again.
 enum RetryLoop {
@@ -6,11 +7,20 @@ enum RetryLoop {
         policy: RetryPolicy,
         random: @Sendable () -> Double,
         sleep: DeliverySleep,
+        first: DeliveryOutcome? = nil,
         attempt: () async -> DeliveryOutcome
     ) async -> DeliveryResult {
         var machine = RetryStateMachine(policy: policy)
+        var made = first
         while true {
-            let outcome = await attempt()
+            let outcome: DeliveryOutcome
+            if let answered = made {
+                // An attempt the caller already made (a fan-out's first attempts go out together).
+                outcome = answered
+                made = nil
+            } else {
+                outcome = await attempt()
+            }
             let action: RetryAction
             switch outcome {
             case .success, .invalidToken, .permanent:

@@ -35,11 +35,11 @@ public struct PushStatsProjection: Projection {
                         \(requested.at)::timestamptz)
                 """)
         case PushEvent.targeted:
-            let targeted = try PushTargeted(json: d)
+            let (pushId, devices) = try PushTargeted.counted(d)
             try await conn.enqueue(
                 """
-                UPDATE \(unsafeRaw: stats) SET devices = devices + \(Int64(targeted.targets.count))
-                WHERE app_id = \(app) AND push_id = \(targeted.objectId)
+                UPDATE \(unsafeRaw: stats) SET devices = devices + \(devices)
+                WHERE app_id = \(app) AND push_id = \(pushId)
                 """)
         case PushEvent.batchDelivered:
             let b = try BatchDelivered(json: d)

@@ -42,7 +42,7 @@ public struct NotificationProjection: Projection {
                     \(at)::timestamptz, \(at)::timestamptz)
                 """)
         case PushEvent.targeted:
-            let count = Int64(try PushTargeted(json: d).targets.count)
+            let count = try PushTargeted.counted(d).devices
             try await conn.enqueue(
                 """
                 UPDATE \(unsafeRaw: table) SET devices = devices + \(count), status = \(PushEvent.Status.inQueue),

@@ -46,7 +46,7 @@ public struct UsageProjection: Projection {
                     peak_calls_per_minute = greatest(daily_usage.peak_calls_per_minute, excluded.peak_calls_per_minute)
                 """)
         case PushEvent.targeted:
-            try await add("devices", Int64(try PushTargeted(json: d).targets.count))
+            try await add("devices", try PushTargeted.counted(d).devices)
         case PushEvent.batchDelivered:
             try await add("successes", try BatchDelivered(json: d).successes)
         case UsageEvent.rateLimited:

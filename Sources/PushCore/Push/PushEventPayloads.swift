@@ -75,6 +75,15 @@ public struct PushTargeted: PushEventPayload, Equatable {
         self.init(objectId: objectId, batch: batch, targets: read, at: at)
     }
 
+    /// The push and how many devices a `PushTargeted` event's data targets, without reading each target:
+    /// three projections count every page of every push.
+    public static func counted(_ json: JSON) throws -> (objectId: String, devices: Int64) {
+        guard let objectId = json["objectId"]?.stringValue, let targets = json["targets"]?.arrayValue else {
+            throw MalformedPayload(event: PushEvent.targeted)
+        }
+        return (objectId, Int64(targets.count))
+    }
+
     /// Built by hand: this is the fan-out's largest event (500 targets), written once per page.
     public var json: JSON {
         [

@@ -1,0 +1,166 @@
+import Foundation
+import Ledger
+import PushCore
+
+extension BatchSender {
+    /// What one target needs: an answer known without a provider, or a notification for one client.
+    enum Prepared {
+        case done(Delivered)
+        case apns(APNsClient, APNsNotification)
+        case fcm(FCMClient, FCMMessage)
+        case wns(WNSClient, WNSNotification)
+    }
+
+    /// Sends one chunk of a batch: each provider client's notifications go out as one submission (first
+    /// attempts), then only the answers worth another attempt (429, 5xx, connection trouble, an expired
+    /// provider token) are retried, each on its own with backoff.
+    func deliver(
+        _ chunk: Range<Int>, plan: BatchPlan, claim: BatchClaim, request: PushRequest, gate: DispatchGate, now: Date
+    ) async -> [(Int, Delivered)] {
+        var delivered: [(Int, Delivered)] = []
+        var apns = ClientGroups<APNsClient, APNsNotification>()
+        var fcm = ClientGroups<FCMClient, FCMMessage>()
+        var wns = ClientGroups<WNSClient, WNSNotification>()
+        for index in chunk {
+            switch prepare(claim.targets[index], plan: plan, claim: claim, request: request, now: now) {
+            case .done(let known): delivered.append((index, known))
+            case .apns(let client, let notification): apns.add(client, index, notification)
+            case .fcm(let client, let message): fcm.add(client, index, message)
+            case .wns(let client, let notification): wns.add(client, index, notification)
+            }
+        }
+        let started = ContinuousClock.now
+        await withTaskGroup(of: [(Int, Delivered)].self) { group in
+            for (client, indices, notifications) in apns.groups {
+                group.addTask {
+                    let firsts = await client.attempt(all: notifications)
+                    return await Self.settle("apns", indices, firsts, started: started, gate: gate, now: now) {
+                        await client.send(notifications[$0], first: $1)
+                    }
+                }
+            }
+            for (client, indices, messages) in fcm.groups {
+                group.addTask {
+                    let firsts = await client.attempt(all: messages.map(\.message))
+                    return await Self.settle("fcm", indices, firsts, started: started, gate: gate, now: now) {
+                        await client.send(message: messages[$0].message, first: $1)
+                    }
+                }
+            }
+            for (client, indices, notifications) in wns.groups {
+                group.addTask {
+                    let firsts = await client.attempt(all: notifications)
+                    return await Self.settle("wns", indices, firsts, started: started, gate: gate, now: now) {
+                        await client.send(notifications[$0], first: $1)
+                    }
+                }
+            }
+            for await part in group { delivered.append(contentsOf: part) }
+        }
+        return delivered
+    }
+
+    /// The notification for one target, or its outcome when no provider is needed (own channel, no content
+    /// for its platform, no credentials).
+    func prepare(_ target: PushTarget, plan: BatchPlan, claim: BatchClaim, request: PushRequest, now: Date) -> Prepared
+    {
+        let profile = target.profile ?? request.deviceProfile
+        do {
+            switch target.deviceType {
+            case PushPlatform.ios.rawValue:
+                let (client, topic) = try plan.apns(profile)
+                guard let payload = try plan.apnsPayload(badge: target.badge) else {
+                    return .done(.failed(reason: "NoContentForPlatform"))
+                }
+                var notification = APNsNotification(
+                    deviceToken: target.token, payload: payload.bytes, pushType: payload.pushType,
+                    priority: payload.priority,
+                    expiration: request.expiration.map { LeanDate.unixMilliseconds($0) / 1000 },
+                    // Re-sent batches after a crash collapse into one notification on the device.
+                    collapseId: claim.pushId,
+                    // Fixed now, so a retry of this notification repeats its id.
+                    apnsId: FastUUID.make())
+                notification.topic = topic
+                return .apns(client, notification)
+            case PushPlatform.android.rawValue:
+                guard !target.token.isEmpty else { return .done(Self.viaChannel(.android, plan: plan)) }
+                let client = try plan.fcm(profile)
+                let ttl = request.expiration.map { max(0, Int64($0.timeIntervalSince(now).rounded(.down))) }
+                guard
+                    let message = try plan.data.fcmMessage(
+                        token: target.token, notificationId: claim.pushId, timeToLive: ttl)
+                else { return .done(.failed(reason: "NoContentForPlatform")) }
+                return .fcm(client, message)
+            case PushPlatform.windows.rawValue:
+                guard !target.token.isEmpty else { return .done(Self.viaChannel(.windows, plan: plan)) }
+                let client = try plan.wns(profile)
+                guard let payload = try plan.windowsPayload() else {
+                    return .done(.failed(reason: "NoContentForPlatform"))
+                }
+                return .wns(
+                    client,
+                    WNSNotification(
+                        channelURI: target.token, payload: payload,
+                        timeToLive: request.expiration.map { Int64($0.timeIntervalSince(now).rounded(.down)) }))
+            default:
+                return .done(.failed(reason: "NoDeliveryChannel"))
+            }
+        } catch let failure as ProviderRegistry.Failure {
+            return .done(.failed(reason: failure.reason))
+        } catch {
+            return .done(.failed(reason: "InvalidPayload"))
+        }
+    }
+
+    /// Turns one client's first answers into outcomes: final answers as they are, the others through the
+    /// client's retry loop (concurrently, each waiting its own backoff). Times each notification for the
+    /// metrics from the chunk's start to its last answer.
+    static func settle(
+        _ provider: String, _ indices: [Int], _ firsts: [DeliveryOutcome], started: ContinuousClock.Instant,
+        gate: DispatchGate, now: Date, retry: @escaping @Sendable (Int, DeliveryOutcome) async -> DeliveryResult
+    ) async -> [(Int, Delivered)] {
+        let answered = ContinuousClock.now - started
+        var results: [(Int, DeliveryResult, Duration)] = []
+        results.reserveCapacity(firsts.count)
+        await withTaskGroup(of: (Int, DeliveryResult, Duration).self) { group in
+            for (position, first) in firsts.enumerated() {
+                switch first {
+                case .success, .invalidToken, .permanent:
+                    results.append((position, DeliveryResult(outcome: first, attempts: 1), answered))
+                case .retryable, .expiredProviderToken:
+                    group.addTask { (position, await retry(position, first), ContinuousClock.now - started) }
+                }
+            }
+            for await retried in group { results.append(retried) }
+        }
+        let timer = FanOutMetrics.providerTimer(provider)
+        return results.map { position, result, duration in
+            FanOutMetrics.providerSend(provider, timer: timer, duration, attempts: result.attempts)
+            let outcome = classify(result.outcome, gate: gate, now: now)
+            return (indices[position], Delivered(outcome: outcome, retries: result.attempts - 1))
+        }
+    }
+}
+
+/// Notifications of a chunk grouped by the client that sends them (normally one per provider), in order.
+struct ClientGroups<Client: AnyObject & Sendable, Notification: Sendable> {
+    private var order: [ObjectIdentifier] = []
+    private var members: [ObjectIdentifier: (client: Client, indices: [Int], notifications: [Notification])] = [:]
+
+    mutating func add(_ client: Client, _ index: Int, _ notification: Notification) {
+        let key = ObjectIdentifier(client)
+        if members[key] == nil {
+            order.append(key)
+            members[key] = (client, [], [])
+        }
+        members[key]!.indices.append(index)
+        members[key]!.notifications.append(notification)
+    }
+
+    var groups: [(Client, [Int], [Notification])] {
+        order.map { key in
+            let group = members[key]!
+            return (group.client, group.indices, group.notifications)
+        }
+    }
+}
