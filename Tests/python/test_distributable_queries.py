@@ -23,8 +23,18 @@ ACROSS_APPS = {
         "under Citus these become per-app positions (docs/scaling.md)",
     ("Ledger/EventStore/EventStore.swift", "events", "SELECT count(*) AS n FROM events"):
         "the log's size, for tests and rebuild's progress",
-    ("Ledger/Rebuild/Rebuilder.swift", "events", "SELECT count(*) AS n FROM events"):
+    ("Ledger/Rebuild/Rebuilder.swift", "events", "AS paged FROM events"):
         "rebuild replays the whole log (a maintenance command, not a request)",
+    ("Ledger/Rebuild/Rebuilder.swift", "events", "ORDER BY transaction_id DESC, position DESC LIMIT 1"):
+        "rebuild checkpoints asynchronous projectors at the newest event of the global order",
+    ("Ledger/Projections/InstallationProjection+Fold.swift", "events", "installation_replay_fold"):
+        "rebuild folds every app's installation streams at once (a maintenance command, not a request)",
+    ("Ledger/Projections/InstallationProjection+Fold.swift", "events", "WITH invalidated AS"):
+        "rebuild folds every app's token invalidations at once",
+    ("Ledger/Projections/ObjectProjection+Fold.swift", "events", "installation_replay_fold"):
+        "rebuild folds every app's object streams at once",
+    ("Ledger/Projections/ObjectProjection+Fold.swift", "events", "INSERT INTO public.class_fields"):
+        "rebuild folds every app's object field types at once",
     ("Ledger/Projections/ProjectorRunner.swift", "events", "FROM events"):
         "an asynchronous projector's start: the newest event of the global order",
     ("Ledger/Retention/RetentionJob.swift", "apps", "FROM apps ORDER BY app_id"):
@@ -47,7 +57,7 @@ ACROSS_APPS = {
 
 # Statements that are not sent as written (their SQL is assembled by plain string interpolation).
 NOT_EXPLAINABLE = {
-    ("Ledger/Rebuild/Rebuilder.swift", "LOCK TABLE"): "rebuild replaces each whole table under an exclusive lock",
+    ("Ledger/Rebuild/RebuildTarget.swift", "LOCK TABLE"): "rebuild replaces each whole table under an exclusive lock",
     ("Ledger/Rebuild/Rebuilder.swift", "EXCEPT ALL"): "rebuild --verify compares each whole table",
 }
 
