@@ -32,7 +32,7 @@ RAW_TEXT = {
 FRAGMENTS = {
     # ObjectProjection's fold: the object events that name their class and object.
     ("Ledger/Projections/ObjectProjection+Fold.swift", "named"):
-        "type = ANY($::text[]) AND jsonb_typeof(data -> 'className') = 'string' "
+        "app_id = ANY($::text[]) AND type = ANY($::text[]) AND jsonb_typeof(data -> 'className') = 'string' "
         "AND jsonb_typeof(data -> 'objectId') = 'string'",
     # PushTargeting.targetCondition (targeting, replay), the compiled `where` inside it left out.
     ("Ledger/Push/PushTargeting.swift", "condition"): "app_id = $ AND valid AND updated_at > $::timestamptz AND (TRUE)",

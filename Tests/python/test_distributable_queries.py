@@ -27,14 +27,6 @@ ACROSS_APPS = {
         "rebuild replays the whole log (a maintenance command, not a request)",
     ("Ledger/Rebuild/Rebuilder.swift", "events", "ORDER BY transaction_id DESC, position DESC LIMIT 1"):
         "rebuild checkpoints asynchronous projectors at the newest event of the global order",
-    ("Ledger/Projections/InstallationProjection+Fold.swift", "events", "installation_replay_fold"):
-        "rebuild folds every app's installation streams at once (a maintenance command, not a request)",
-    ("Ledger/Projections/InstallationProjection+Fold.swift", "events", "WITH invalidated AS"):
-        "rebuild folds every app's token invalidations at once",
-    ("Ledger/Projections/ObjectProjection+Fold.swift", "events", "installation_replay_fold"):
-        "rebuild folds every app's object streams at once",
-    ("Ledger/Projections/ObjectProjection+Fold.swift", "events", "INSERT INTO public.class_fields"):
-        "rebuild folds every app's object field types at once",
     ("Ledger/Projections/ProjectorRunner.swift", "events", "FROM events"):
         "an asynchronous projector's start: the newest event of the global order",
     ("Ledger/Retention/RetentionJob.swift", "apps", "FROM apps ORDER BY app_id"):

@@ -8,5 +8,7 @@ public protocol LogFoldingProjection: Projection {
     /// Every event type `handles` accepts (the fold reads those; a rebuild hands the rest to the others).
     var eventTypes: [String] { get }
     /// Fills this projection's tables in `schema`, empty on entry, from every event the transaction sees.
-    func fold(into schema: String, on conn: PGConnection) async throws
+    /// `apps` are all the apps with events (`EventStore.appIds`): statements bound to them find rare event types
+    /// by index.
+    func fold(into schema: String, apps: [String], on conn: PGConnection) async throws
 }

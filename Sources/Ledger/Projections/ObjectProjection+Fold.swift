@@ -5,11 +5,11 @@ import PushCore
 extension ObjectProjection: LogFoldingProjection {
     public var eventTypes: [String] { ObjectEvent.all.sorted() }
 
-    public func fold(into schema: String, on conn: PGConnection) async throws {
+    public func fold(into schema: String, apps: [String], on conn: PGConnection) async throws {
         // `apply` skips an event without both names; the rest, per object, go through the installation step
         // (migration 0004), whose created/updated/removed branches are exactly `apply`'s three, as in ObjectFold.
         let named: PGQuery = """
-            type = ANY(\(eventTypes)::text[])
+            app_id = ANY(\(apps)::text[]) AND type = ANY(\(eventTypes)::text[])
               AND jsonb_typeof(data -> 'className') = 'string' AND jsonb_typeof(data -> 'objectId') = 'string'
             """
         try await conn.query(

@@ -77,14 +77,9 @@ public struct Rebuilder: Sendable {
             .sorted()
         return try await store.pool.withTransaction(isolation: .repeatableRead) { conn in
             if !verify { try await RebuildTarget.lock(tables, on: conn) }
-            // Memory for the folds' sorts and hashes and for the indexes made again after the load. Hash joins:
-            // the folds join every event with sets the planner cannot estimate, where a nested loop is quadratic
-            // and a merge join sorts the whole log; restored before the page pass, whose statements are keyed.
+            // Memory for the folds' sorts and hashes and for the indexes made again after the load.
             try await conn.execute(
-                unsafeScript: """
-                    SET LOCAL maintenance_work_mem = '512MB'; SET LOCAL work_mem = '256MB';
-                    SET LOCAL enable_nestloop = off; SET LOCAL enable_mergejoin = off
-                    """)
+                unsafeScript: "SET LOCAL maintenance_work_mem = '512MB'; SET LOCAL work_mem = '256MB'")
             let counts = try await conn.query(
                 "SELECT count(*) AS n, count(*) FILTER (WHERE type <> ALL(\(foldedOnly)::text[])) AS paged FROM events")
             let total = try counts[0].int("n")
@@ -94,11 +89,11 @@ public struct Rebuilder: Sendable {
                 verify
                 ? try await RebuildTarget.scratch(Self.schema, tables: tables, folded: folded, on: conn)
                 : try await RebuildTarget.live(tables: tables, folded: folded, on: conn)
-            for projection in folding { try await projection.fold(into: target.schema, on: conn) }
-            try await conn.execute(unsafeScript: "RESET enable_nestloop; RESET enable_mergejoin")
+            let apps = try await store.appIds(on: conn)
+            for projection in folding { try await projection.fold(into: target.schema, apps: apps, on: conn) }
             done = total - (try counts[0].int("paged"))
             progress?(done, total)
-            try await store.forEachPage(skipping: foldedOnly, pageSize: batchSize, on: conn) { events in
+            try await store.forEachPage(skipping: foldedOnly, pageSize: batchSize, sharingSnapshotOf: conn) { events in
                 try await apply(events, through: perEvent, into: target.schema, on: conn)
                 done += events.count
                 progress?(done, total)
@@ -145,10 +140,10 @@ public struct Rebuilder: Sendable {
     /// A page through each per-event projection's `applyAll`, as group commit applies an append batch. Each
     /// projection writes only its own tables, so handing it its events of the page together gives what
     /// event-by-event application gives — except for `apps`, the one table others read (an app's time zone,
-    /// for local days): an app event is a segment of its own, so the events before it are applied with the settings
-    /// they were written under and the events after it with its own.
+    /// for local days): an app event is a segment of its own, so the events before it are applied with the
+    /// settings they were written under and the events after it with its own.
     private func apply(
-        _ events: [RecordedEvent], through projections: [any Projection], into schema: String,
+        _ events: [ProjectedEvent], through projections: [any Projection], into schema: String,
         on conn: PGConnection
     ) async throws {
         var segment: [ProjectedEvent] = []
@@ -162,7 +157,7 @@ public struct Rebuilder: Sendable {
         for event in events {
             let isAppEvent = AppProjection().handles(event.type)
             if isAppEvent { try await flush() }
-            segment.append(event.projected)
+            segment.append(event)
             if isAppEvent { try await flush() }
         }
         try await flush()
