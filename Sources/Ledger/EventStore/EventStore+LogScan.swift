@@ -34,8 +34,9 @@ extension EventStore {
                     group.addTask(operation: fetch)
                     while let page = try await group.next(), !page.isEmpty {
                         group.addTask(operation: fetch)
-                        // Off the reader's serial executor, so the next page is decoded while this one is applied.
-                        try await withTaskExecutorPreference(globalConcurrentExecutor) { try await body(page) }
+                        // On `conn`'s executor: no thread hop per statement, and not on the reader's serial one,
+                        // so the next page is decoded while this one is applied.
+                        try await conn.withOwnExecutor { try await body(page) }
                     }
                 }
             }
