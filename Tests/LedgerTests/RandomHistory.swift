@@ -54,9 +54,21 @@ struct RandomHistory {
             default: changeTimeZone()
             }
         }
-        // One token left invalid at the end, whatever the draw, so `invalid_tokens` is never trivially empty.
+        // Whatever the draw, one installation found invalid and one left live, each with a token nothing else
+        // uses, so neither `invalid_tokens` nor `installations` ends trivially empty.
+        for (id, token) in [("i-invalid", "tok-invalid"), ("i-live", "tok-live")] {
+            tick += 1
+            let fields: [String: JSON] = ["deviceType": "ios", "deviceToken": .string(token)]
+            installation(
+                id, InstallationEvent.created, InstallationEvent.createdData(objectId: id, fields: fields, at: at()))
+        }
         tick += 1
-        remove(InstallationEvent.invalidated)
+        installation(
+            "i-invalid", InstallationEvent.invalidated,
+            [
+                "objectId": "i-invalid", "token": "tok-invalid", "reason": "Unregistered", "since": .string(at()),
+                "at": .string(at()),
+            ])
         for push in pushes {
             append(PushEvent.stream(push), PushEvent.completed, ["objectId": .string(push), "at": .string(at())])
         }
