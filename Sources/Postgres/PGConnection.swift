@@ -108,6 +108,12 @@ public final class PGConnection: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` on this connection's executor, as the pool runs a borrower's closure, so its statements need
+    /// no thread hop: for code that holds two connections (inside the other's closure) and talks mostly to this one.
+    public func withOwnExecutor<T>(_ body: () async throws -> T) async throws -> T {
+        try await withTaskExecutorPreference(executor) { () async throws -> T in try await body() }
+    }
+
     /// Sends the queued statements now.
     public func flush() async throws {
         try await onQueue { conn in

@@ -24,11 +24,16 @@ RAW_TEXT = {
     "state.scratch.installations": "public.installations",
     "scratch.apps": "public.apps",
     "scratch.objects": "public.objects",
+    "String(pageSize)": "2000",  # rebuild's FETCH (a count cannot be a parameter)
 }
 
 # Interpolated SQL fragments (PGQuery values, not parameters), as the code builds them, by expression or by
 # (file, expression) where one name means different things in different files. `$` is a parameter.
 FRAGMENTS = {
+    # ObjectProjection's fold: the object events that name their class and object.
+    ("Ledger/Projections/ObjectProjection+Fold.swift", "named"):
+        "app_id = ANY($::text[]) AND type = ANY($::text[]) AND jsonb_typeof(data -> 'className') = 'string' "
+        "AND jsonb_typeof(data -> 'objectId') = 'string'",
     # PushTargeting.targetCondition (targeting, replay), the compiled `where` inside it left out.
     ("Ledger/Push/PushTargeting.swift", "condition"): "app_id = $ AND valid AND updated_at > $::timestamptz AND (TRUE)",
     ("Ledger/Replay/Replayer.swift", "condition"): "app_id = $ AND valid AND updated_at > $::timestamptz AND (TRUE)",

@@ -23,8 +23,10 @@ ACROSS_APPS = {
         "under Citus these become per-app positions (docs/scaling.md)",
     ("Ledger/EventStore/EventStore.swift", "events", "SELECT count(*) AS n FROM events"):
         "the log's size, for tests and rebuild's progress",
-    ("Ledger/Rebuild/Rebuilder.swift", "events", "SELECT count(*) AS n FROM events"):
+    ("Ledger/Rebuild/Rebuilder.swift", "events", "AS paged FROM events"):
         "rebuild replays the whole log (a maintenance command, not a request)",
+    ("Ledger/Rebuild/Rebuilder.swift", "events", "ORDER BY transaction_id DESC, position DESC LIMIT 1"):
+        "rebuild checkpoints asynchronous projectors at the newest event of the global order",
     ("Ledger/Projections/ProjectorRunner.swift", "events", "FROM events"):
         "an asynchronous projector's start: the newest event of the global order",
     ("Ledger/Retention/RetentionJob.swift", "apps", "FROM apps ORDER BY app_id"):
@@ -47,7 +49,7 @@ ACROSS_APPS = {
 
 # Statements that are not sent as written (their SQL is assembled by plain string interpolation).
 NOT_EXPLAINABLE = {
-    ("Ledger/Rebuild/Rebuilder.swift", "LOCK TABLE"): "rebuild replaces each whole table under an exclusive lock",
+    ("Ledger/Rebuild/RebuildTarget.swift", "LOCK TABLE"): "rebuild replaces each whole table under an exclusive lock",
     ("Ledger/Rebuild/Rebuilder.swift", "EXCEPT ALL"): "rebuild --verify compares each whole table",
 }
 

@@ -3,10 +3,12 @@ import Logging
 import Postgres
 import PushCore
 
-/// Rebuilds every projection from position 0 into a scratch schema (SPEC §7). With `verify`, it compares
-/// the rebuilt tables with the live ones row for row and reports each difference; otherwise it replaces
-/// the live tables' contents with the rebuilt ones. Everything happens in one REPEATABLE READ transaction,
-/// so the log and the live tables are compared at the same snapshot.
+/// Rebuilds every projection from position 0 (SPEC §7), in one REPEATABLE READ transaction. The projections
+/// that can (`LogFoldingProjection`: installations, objects) are folded from the whole log by set-based
+/// statements inside PostgreSQL; the events the others handle are read in log order, a page at a time, through
+/// their `applyAll`. With `verify`, everything goes into a scratch schema and is compared with the live tables
+/// row for row at the same snapshot, each difference reported; otherwise the live tables are locked, emptied
+/// and written directly.
 public struct Rebuilder: Sendable {
     public struct TableDifference: Sendable, CustomStringConvertible {
         public let table: String
@@ -55,8 +57,8 @@ public struct Rebuilder: Sendable {
         self.logger = logger
     }
 
-    /// - Parameter progress: called with (events applied so far, events in the log) after each batch; the total
-    ///   is counted in the rebuild's own snapshot, so it is exact (and costs one scan, only when asked for).
+    /// - Parameter progress: called with (events rebuilt so far, events in the log) after each step. The total is
+    ///   counted in the rebuild's own snapshot, so it is exact; the folds count as done when they end.
     public func run(
         verify: Bool, batchSize: Int = 2000, progress: (@Sendable (Int, Int?) -> Void)? = nil
     )
@@ -67,29 +69,34 @@ public struct Rebuilder: Sendable {
             throw LogTrimmed(before: before)
         }
         let tables = projections.flatMap(\.tables)
+        let folding = projections.compactMap { $0 as? any LogFoldingProjection }
+        let perEvent = projections.filter { !($0 is any LogFoldingProjection) }
+        let folded = Set(folding.flatMap(\.tables))
+        // Events only folds read stay in PostgreSQL; the page pass reads the others.
+        let foldedOnly = Set(folding.flatMap(\.eventTypes)).filter { t in !perEvent.contains { $0.handles(t) } }
+            .sorted()
         return try await store.pool.withTransaction(isolation: .repeatableRead) { conn in
-            // Memory for the sorts of the indexes `replace` makes again (a GIN index over a million rows).
+            if !verify { try await RebuildTarget.lock(tables, on: conn) }
+            // Memory for the folds' sorts and hashes and for the indexes made again after the load.
             try await conn.execute(
-                unsafeScript: """
-                    SET LOCAL maintenance_work_mem = '512MB';
-                    DROP SCHEMA IF EXISTS \(Self.schema) CASCADE; CREATE SCHEMA \(Self.schema)
-                    """)
-            for table in tables { try await createScratch(table, on: conn) }
-            var total: Int?
-            if let progress {
-                total = try await conn.query("SELECT count(*) AS n FROM events")[0].int("n")
-                progress(0, total)
-            }
-            var checkpoint = Checkpoint.start
-            var count = 0
-            while true {
-                let events = try await store.read(
-                    after: checkpoint, limit: batchSize, belowOldestRunningTransaction: false, on: conn)
-                guard let last = events.last else { break }
-                try await apply(events, on: conn)
-                count += events.count
-                checkpoint = last.checkpoint
-                progress?(count, total)
+                unsafeScript: "SET LOCAL maintenance_work_mem = '512MB'; SET LOCAL work_mem = '256MB'")
+            let counts = try await conn.query(
+                "SELECT count(*) AS n, count(*) FILTER (WHERE type <> ALL(\(foldedOnly)::text[])) AS paged FROM events")
+            let total = try counts[0].int("n")
+            var done = 0
+            progress?(done, total)
+            let target =
+                verify
+                ? try await RebuildTarget.scratch(Self.schema, tables: tables, folded: folded, on: conn)
+                : try await RebuildTarget.live(tables: tables, folded: folded, on: conn)
+            let apps = try await store.appIds(on: conn)
+            for projection in folding { try await projection.fold(into: target.schema, apps: apps, on: conn) }
+            done = total - (try counts[0].int("paged"))
+            progress?(done, total)
+            try await store.forEachPage(skipping: foldedOnly, pageSize: batchSize, sharingSnapshotOf: conn) { events in
+                try await apply(events, through: perEvent, into: target.schema, on: conn)
+                done += events.count
+                progress?(done, total)
             }
             var differences: [TableDifference] = []
             if verify {
@@ -97,40 +104,61 @@ public struct Rebuilder: Sendable {
                     let d = try await compare(table, on: conn)
                     if !d.onlyLive.isEmpty || !d.onlyRebuilt.isEmpty { differences.append(d) }
                 }
+                try await conn.execute(unsafeScript: "DROP SCHEMA \(Self.schema) CASCADE")
             } else {
-                for table in tables { try await replace(table, on: conn) }
-                for name in asyncProjectorNames {
-                    try await conn.query(
-                        """
-                        INSERT INTO projector_checkpoints (name, transaction_id, position) VALUES
-                            (\(name), \(String(checkpoint.transactionId))::xid8, \(checkpoint.position))
-                        ON CONFLICT (name) DO UPDATE SET transaction_id = excluded.transaction_id,
-                            position = excluded.position, updated_at = now()
-                        """)
-                }
+                try await target.finish(on: conn)
+                try await checkpointAsyncProjectors(on: conn)
             }
-            try await conn.execute(unsafeScript: "DROP SCHEMA \(Self.schema) CASCADE")
-            return Report(events: count, seconds: Date().timeIntervalSince(started), differences: differences)
+            return Report(events: total, seconds: Date().timeIntervalSince(started), differences: differences)
         }
     }
 
-    /// A page through each projection's `applyAll`, as group commit applies an append batch: the projections'
-    /// set-based forms are what make a rebuild fast. Each projection writes only its own tables, so handing it
-    /// its events of the page together gives what event-by-event application gives — except for `apps`, the
-    /// one table others read (an app's time zone, for local days): the page is cut after every app event, so
-    /// the events that follow one see it applied.
-    private func apply(_ events: [RecordedEvent], on conn: PGConnection) async throws {
+    /// Asynchronous projectors go on from the newest event the rebuild saw.
+    private func checkpointAsyncProjectors(on conn: PGConnection) async throws {
+        guard
+            !asyncProjectorNames.isEmpty,
+            let last = try await conn.query(
+                """
+                SELECT transaction_id::text AS xid, position FROM events
+                ORDER BY transaction_id DESC, position DESC LIMIT 1
+                """
+            ).first
+        else { return }
+        let transactionId = try last.string("xid")
+        let position = try last.int64("position")
+        for name in asyncProjectorNames {
+            try await conn.query(
+                """
+                INSERT INTO projector_checkpoints (name, transaction_id, position) VALUES
+                    (\(name), \(transactionId)::xid8, \(position))
+                ON CONFLICT (name) DO UPDATE SET transaction_id = excluded.transaction_id,
+                    position = excluded.position, updated_at = now()
+                """)
+        }
+    }
+
+    /// A page through each per-event projection's `applyAll`, as group commit applies an append batch. Each
+    /// projection writes only its own tables, so handing it its events of the page together gives what
+    /// event-by-event application gives — except for `apps`, the one table others read (an app's time zone,
+    /// for local days): an app event is a segment of its own, so the events before it are applied with the
+    /// settings they were written under and the events after it with its own.
+    private func apply(
+        _ events: [ProjectedEvent], through projections: [any Projection], into schema: String,
+        on conn: PGConnection
+    ) async throws {
         var segment: [ProjectedEvent] = []
         func flush() async throws {
             for projection in projections {
                 let handled = segment.filter { projection.handles($0.type) }
-                if !handled.isEmpty { try await projection.applyAll(handled, on: conn, schema: Self.schema) }
+                if !handled.isEmpty { try await projection.applyAll(handled, on: conn, schema: schema) }
             }
             segment.removeAll(keepingCapacity: true)
         }
         for event in events {
-            segment.append(event.projected)
-            if AppProjection().handles(event.type) { try await flush() }
+            let isAppEvent = AppProjection().handles(event.type)
+            if isAppEvent { try await flush() }
+            segment.append(event)
+            if isAppEvent { try await flush() }
         }
         try await flush()
     }
@@ -149,57 +177,5 @@ public struct Rebuilder: Sendable {
         return TableDifference(
             table: table, onlyLive: try await rows("public", Self.schema),
             onlyRebuilt: try await rows(Self.schema, "public"))
-    }
-
-    /// A scratch copy of `table` with its columns, defaults and checks and only its unique indexes: those are
-    /// what the projections' upserts and keyed updates need, and every other index would only slow the load.
-    /// Unlogged: it is dropped before the commit, so writing it to the WAL would be wasted.
-    private func createScratch(_ table: String, on conn: PGConnection) async throws {
-        try await conn.execute(
-            unsafeScript: """
-                CREATE UNLOGGED TABLE \(Self.schema).\(table) (LIKE public.\(table)
-                    INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING CONSTRAINTS INCLUDING IDENTITY)
-                """)
-        let unique = try await conn.query(
-            """
-            SELECT pg_get_indexdef(indexrelid) AS def FROM pg_index
-            WHERE indrelid = ('public.' || \(table))::regclass AND indisunique
-            """
-        ).map { try $0.string("def") }
-        for definition in unique {
-            try await conn.execute(
-                unsafeScript: definition.replacingOccurrences(
-                    of: " ON public.\(table) ", with: " ON \(Self.schema).\(table) "))
-        }
-    }
-
-    /// Replaces the live table's rows with the rebuilt ones. Indexes that no constraint owns are dropped and
-    /// made again after the load (one sort each instead of a million insertions into a GIN index); the rows
-    /// go by TRUNCATE. All inside the rebuild's transaction, under an exclusive lock: a failure leaves the
-    /// table as it was. (TRUNCATE's one caveat: a REPEATABLE READ transaction that began before the commit and
-    /// first reads the table after it sees it empty.)
-    private func replace(_ table: String, on conn: PGConnection) async throws {
-        let columns = try await conn.query(
-            """
-            SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position) AS cols
-            FROM information_schema.columns
-            WHERE table_schema = 'public' AND table_name = \(table) AND is_generated = 'NEVER'
-            """)[0].string("cols")
-        try await conn.execute(unsafeScript: "LOCK TABLE public.\(table) IN ACCESS EXCLUSIVE MODE")
-        let indexes = try await conn.query(
-            """
-            SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS def
-            FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-            WHERE i.indrelid = ('public.' || \(table))::regclass
-              AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
-            """
-        ).map { (try $0.string("name"), try $0.string("def")) }
-        for (name, _) in indexes { try await conn.execute(unsafeScript: "DROP INDEX public.\"\(name)\"") }
-        try await conn.execute(
-            unsafeScript: """
-                TRUNCATE public.\(table);
-                INSERT INTO public.\(table) (\(columns)) SELECT \(columns) FROM \(Self.schema).\(table);
-                """)
-        for (_, definition) in indexes { try await conn.execute(unsafeScript: definition) }
     }
 }

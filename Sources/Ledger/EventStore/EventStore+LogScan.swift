@@ -1,0 +1,63 @@
+import Postgres
+
+extension EventStore {
+    /// Every event `conn`'s transaction sees, except those of `skippedTypes`, in log order, `pageSize` at a time;
+    /// only what a projection reads of each (`ProjectedEvent`), not its metadata. The pages are read on a second
+    /// connection of the pool that shares `conn`'s snapshot, one page ahead: while `body` applies a page on `conn`,
+    /// the next is fetched and decoded. The read is one server-side cursor over one sorted scan: a query per page
+    /// would walk the global-order index past every skipped event again.
+    public func forEachPage(
+        skipping skippedTypes: [String], pageSize: Int, sharingSnapshotOf conn: PGConnection,
+        _ body: ([ProjectedEvent]) async throws -> Void
+    ) async throws {
+        let snapshot = try await conn.query("SELECT pg_export_snapshot() AS s")[0].string("s")
+        try await pool.withConnection { reader in
+            try await reader.transaction(isolation: .repeatableRead) { reader in
+                // The planner costs a cursor for its first rows by default, which picks the index walk; all rows
+                // are read.
+                try await reader.execute(
+                    unsafeScript: "SET TRANSACTION SNAPSHOT '\(snapshot)'; SET LOCAL cursor_tuple_fraction = 1")
+                try await reader.query(
+                    """
+                    DECLARE log_scan NO SCROLL CURSOR FOR
+                    SELECT app_id, stream, version, type, data FROM events WHERE type <> ALL(\(skippedTypes)::text[])
+                    ORDER BY transaction_id, position
+                    """)
+                let fetch: @Sendable () async throws -> [ProjectedEvent] = {
+                    try await reader.query("FETCH \(unsafeRaw: String(pageSize)) FROM log_scan").map {
+                        ProjectedEvent(
+                            appId: try $0.string("app_id"), stream: try $0.string("stream"),
+                            version: try $0.int("version"), type: try $0.string("type"), data: try $0.json("data"))
+                    }
+                }
+                try await withThrowingTaskGroup(of: [ProjectedEvent].self) { group in
+                    group.addTask(operation: fetch)
+                    while let page = try await group.next(), !page.isEmpty {
+                        group.addTask(operation: fetch)
+                        // On `conn`'s executor: no thread hop per statement, and not on the reader's serial one,
+                        // so the next page is decoded while this one is applied.
+                        try await conn.withOwnExecutor { try await body(page) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension EventStore {
+    /// The apps that have events in the caller's snapshot: one probe of the primary key per app (a loose index
+    /// scan), where `SELECT DISTINCT app_id` would read the whole log. A statement bound to them can find an
+    /// app's rare event types through `events_by_type` instead of scanning every event.
+    public func appIds(on conn: PGConnection) async throws -> [String] {
+        try await conn.query(
+            """
+            WITH RECURSIVE app AS (
+                SELECT min(app_id) AS app_id FROM events
+                UNION ALL
+                SELECT (SELECT min(e.app_id) FROM events e WHERE e.app_id > app.app_id) FROM app
+                WHERE app.app_id IS NOT NULL)
+            SELECT app_id FROM app WHERE app_id IS NOT NULL
+            """
+        ).map { try $0.string("app_id") }
+    }
+}

@@ -1,0 +1,91 @@
+import Postgres
+import PushCore
+
+/// The rebuild of `installations` and `invalid_tokens` as statements over the whole log.
+extension InstallationProjection: LogFoldingProjection {
+    public var eventTypes: [String] { InstallationFold.eventTypes }
+
+    public func fold(into schema: String, apps: [String], on conn: PGConnection) async throws {
+        try await foldInstallations(into: schema, apps: apps, on: conn)
+        try await foldInvalidTokens(into: schema, apps: apps, on: conn)
+    }
+
+    /// Each installation stream through `installation_replay_fold` (migration 0004), the ordered aggregate whose
+    /// steps are `apply`'s branches, as replay folds one app. Most streams are a lone InstallationCreated: those
+    /// rows are copied straight from the event (the aggregate's first step), and only streams with a later
+    /// event go through the aggregate. (A second InstallationCreated is never appended to a stream without a
+    /// removal in between: `apply` would fail on it with a duplicate key.)
+    private func foldInstallations(into schema: String, apps: [String], on conn: PGConnection) async throws {
+        let laterTypes = eventTypes.filter { $0 != InstallationEvent.created }
+        // Hash joins: the statement joins every installation event with a set the planner cannot estimate, where
+        // a nested loop is quadratic and a merge join sorts the whole log. Only for this statement: the others
+        // find rare events by index, through nested loops. (A failure rolls the settings back with the rest.)
+        try await conn.execute(unsafeScript: "SET LOCAL enable_nestloop = off; SET LOCAL enable_mergejoin = off")
+        try await conn.query(
+            """
+            WITH later AS MATERIALIZED (
+                SELECT DISTINCT app_id, data ->> 'objectId' AS object_id FROM events
+                WHERE app_id = ANY(\(apps)::text[]) AND type = ANY(\(laterTypes)::text[])
+                  AND jsonb_typeof(data -> 'objectId') = 'string'),
+            created_only AS (
+                INSERT INTO \(unsafeRaw: schema).installations (app_id, object_id, data, created_at, updated_at, version)
+                SELECT e.app_id, e.data ->> 'objectId', coalesce(e.data -> 'fields', '{}'::jsonb),
+                    (e.data ->> 'createdAt')::timestamptz, (e.data ->> 'updatedAt')::timestamptz, e.version
+                FROM events e
+                WHERE e.app_id = ANY(\(apps)::text[]) AND e.type = \(InstallationEvent.created)
+                  AND jsonb_typeof(e.data -> 'objectId') = 'string'
+                  AND NOT EXISTS (
+                      SELECT 1 FROM later l WHERE l.app_id = e.app_id AND l.object_id = e.data ->> 'objectId'))
+            INSERT INTO \(unsafeRaw: schema).installations (app_id, object_id, data, created_at, updated_at, version)
+            SELECT app_id, object_id, (s).data, (s).created_at, (s).updated_at, (s).version
+            FROM (SELECT e.app_id, e.data ->> 'objectId' AS object_id,
+                      installation_replay_fold(e.type, e.data, e.version ORDER BY e.transaction_id, e.position) AS s
+                  FROM events e JOIN later l ON l.app_id = e.app_id AND l.object_id = e.data ->> 'objectId'
+                  WHERE e.app_id = ANY(\(apps)::text[]) AND e.type = ANY(\(eventTypes)::text[])
+                  GROUP BY e.app_id, e.data ->> 'objectId') f
+            WHERE (s).data IS NOT NULL
+            """)
+        try await conn.execute(unsafeScript: "RESET enable_nestloop; RESET enable_mergejoin")
+    }
+
+    /// `apply` upserts a token's row at each invalidation and deletes it when a save registers the token again
+    /// after the time it was found invalid; so a token keeps the row of its last invalidation unless a later
+    /// save forgave it. Logs without invalidations cost one look for them: the join over the saves stops at its
+    /// empty side.
+    private func foldInvalidTokens(into schema: String, apps: [String], on conn: PGConnection) async throws {
+        try await conn.query(
+            """
+            WITH invalidated AS (
+                SELECT DISTINCT ON (app_id, data ->> 'token') app_id, data ->> 'token' AS token,
+                    CASE WHEN jsonb_typeof(data -> 'reason') = 'string' THEN data ->> 'reason' ELSE '' END AS reason,
+                    (data ->> 'since')::timestamptz AS invalid_since, transaction_id, position
+                FROM events
+                WHERE app_id = ANY(\(apps)::text[]) AND type = \(InstallationEvent.invalidated)
+                  AND jsonb_typeof(data -> 'objectId') = 'string'
+                  AND jsonb_typeof(data -> 'token') = 'string' AND data ->> 'token' <> ''
+                ORDER BY app_id, data ->> 'token', transaction_id DESC, position DESC),
+            saves AS (
+                SELECT e.app_id, t.token, e.transaction_id, e.position,
+                    coalesce(CASE WHEN jsonb_typeof(e.data -> 'updatedAt') = 'string' THEN e.data ->> 'updatedAt' END,
+                             CASE WHEN jsonb_typeof(e.data -> 'createdAt') = 'string' THEN e.data ->> 'createdAt' END
+                    )::timestamptz AS at
+                FROM events e
+                CROSS JOIN LATERAL (
+                    SELECT v #>> '{}' AS token
+                    FROM (SELECT e.data -> CASE WHEN e.type = \(InstallationEvent.created) THEN 'fields' ELSE 'set' END
+                          ) f(fields),
+                        unnest(ARRAY[fields -> 'deviceToken', fields -> 'registrationId', fields -> 'subscriptionUri']) v
+                    WHERE jsonb_typeof(v) = 'string') t
+                WHERE e.app_id = ANY(\(apps)::text[])
+                  AND e.type IN (\(InstallationEvent.created), \(InstallationEvent.updated))
+                  AND jsonb_typeof(e.data -> 'objectId') = 'string'),
+            forgiven AS (
+                SELECT DISTINCT i.app_id, i.token
+                FROM invalidated i JOIN saves s ON s.app_id = i.app_id AND s.token = i.token
+                WHERE (s.transaction_id, s.position) > (i.transaction_id, i.position) AND i.invalid_since < s.at)
+            INSERT INTO \(unsafeRaw: schema).invalid_tokens (app_id, token, reason, invalid_since)
+            SELECT app_id, token, reason, invalid_since FROM invalidated i
+            WHERE NOT EXISTS (SELECT 1 FROM forgiven f WHERE f.app_id = i.app_id AND f.token = i.token)
+            """)
+    }
+}

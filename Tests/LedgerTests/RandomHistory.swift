@@ -1,0 +1,244 @@
+import Foundation
+import Ledger
+import PushCore
+
+/// A seeded random log of one app that uses every event type the projections handle: installations created
+/// (iOS and Android), updated (channels, custom fields, a token registered again, unsets), badge resets and
+/// increments, app and push opens (also of removed installations), deletes, invalidations and expiries;
+/// objects of two classes created, updated (new fields fixing their types) and deleted; pushes requested,
+/// targeted, delivered and completed; and the app's time zone changed along the way, across local midnights.
+/// Every sequence is one the real commands could write: a token is held by one live installation at a time.
+struct RandomHistory {
+    private var rng: SeededRandom
+    private var events: [ProjectedEvent] = []
+    private var versions: [String: Int] = [:]
+    private var tick = 0
+    /// Live installations and the token each holds.
+    private var live: [String: String] = [:]
+    /// Invalidated tokens and the tick they were found invalid at.
+    private var invalidated: [String: Int] = [:]
+    private var liveObjects: Set<String> = []
+    private var delivered: [String: Int] = [:]
+    /// How many saves registered an invalidated token again after the time it was found invalid.
+    private(set) var forgiven = 0
+    let app = LogFoldTests.app
+    let pushes = ["push0", "push1", "push2"]
+
+    /// - Parameter appEvents: events already in the app's own stream (its creation and first settings).
+    init(seed: UInt64, appEvents: Int) {
+        rng = SeededRandom(seed: seed)
+        versions[AppEvent.stream] = appEvents
+    }
+
+    mutating func make(steps: Int) -> [ProjectedEvent] {
+        for push in pushes {
+            let request: JSON = ["data": ["alert": "hi"], "prod": "prod", "where": [:]]
+            append(
+                PushEvent.stream(push), PushEvent.requested,
+                PushRequested(objectId: push, request: request, at: at(), status: PushEvent.Status.inQueue).json)
+        }
+        for _ in 0..<steps {
+            tick += 1
+            switch next(20) {
+            case 0..<4: createInstallation()
+            case 4, 5: updateInstallation()
+            case 6: touch(InstallationEvent.badgeReset)
+            case 7: touch(InstallationEvent.badgeIncremented)
+            case 8..<10: open(removed: false)
+            case 10: open(removed: true)
+            case 11: remove(InstallationEvent.deleted)
+            case 12: remove(InstallationEvent.invalidated)
+            case 13: remove(InstallationEvent.expired)
+            case 14..<17: changeObject()
+            case 17, 18: deliver()
+            default: changeTimeZone()
+            }
+        }
+        // Whatever the draw, one installation found invalid and one left live, each with a token nothing else
+        // uses, so neither `invalid_tokens` nor `installations` ends trivially empty.
+        for (id, token) in [("i-invalid", "tok-invalid"), ("i-live", "tok-live")] {
+            tick += 1
+            let fields: [String: JSON] = ["deviceType": "ios", "deviceToken": .string(token)]
+            installation(
+                id, InstallationEvent.created, InstallationEvent.createdData(objectId: id, fields: fields, at: at()))
+        }
+        tick += 1
+        installation(
+            "i-invalid", InstallationEvent.invalidated,
+            [
+                "objectId": "i-invalid", "token": "tok-invalid", "reason": "Unregistered", "since": .string(at()),
+                "at": .string(at()),
+            ])
+        for push in pushes {
+            append(PushEvent.stream(push), PushEvent.completed, ["objectId": .string(push), "at": .string(at())])
+        }
+        return events
+    }
+
+    private mutating func next(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
+
+    /// Ticks are 41 minutes apart, so the history crosses local midnights in any zone.
+    private func at(_ t: Int? = nil) -> String {
+        LeanDate.format(Date(timeIntervalSince1970: 1_767_000_000 + Double(t ?? tick) * 2_460))
+    }
+
+    private mutating func append(_ stream: String, _ type: String, _ data: JSON) {
+        versions[stream, default: 0] += 1
+        events.append(ProjectedEvent(appId: app, stream: stream, version: versions[stream]!, type: type, data: data))
+    }
+
+    private mutating func installation(_ id: String, _ type: String, _ data: JSON) {
+        append(InstallationEvent.stream(id), type, data)
+    }
+
+    /// A token no live installation holds (the unique index allows one), or nil.
+    private mutating func freeToken() -> String? {
+        let held = Set(live.values)
+        let free = (0..<10).map { "tok\($0)" }.filter { !held.contains($0) }
+        return free.isEmpty ? nil : free[next(free.count)]
+    }
+
+    /// A save carrying `token` after it was found invalid lifts the invalidation (what `apply` does).
+    private mutating func registered(_ token: String) {
+        if let since = invalidated[token], since < tick {
+            invalidated[token] = nil
+            forgiven += 1
+        }
+    }
+
+    private mutating func createInstallation() {
+        let id = "i\(next(24))"
+        guard live[id] == nil, let token = freeToken() else { return }
+        var fields: [String: JSON] = ["channels": .array([.string("c\(next(3))")]), "badge": .int(Int64(next(4)))]
+        if next(2) == 0 {
+            fields["deviceType"] = "ios"
+            fields["deviceToken"] = .string(token)
+        } else {
+            fields["deviceType"] = "android"
+            fields["installationId"] = .string("iid-\(id)")
+            fields["registrationId"] = .string(token)
+        }
+        live[id] = token
+        registered(token)
+        installation(
+            id, InstallationEvent.created, InstallationEvent.createdData(objectId: id, fields: fields, at: at()))
+    }
+
+    private mutating func updateInstallation() {
+        guard let id = live.keys.sorted().randomElement(using: &rng) else { return }
+        var set: [String: JSON] = ["channels": .array([.string("c\(next(3))"), .string("u\(next(2))")])]
+        var unset: [String] = []
+        switch next(3) {
+        case 0: set["custom"] = .int(Int64(next(100)))
+        case 1: unset = ["custom", "badge"]
+        default:
+            // The device got a new token (as iOS devices do); registering it lifts an earlier invalidation.
+            if let token = freeToken() {
+                set["deviceToken"] = .string(token)
+                live[id] = token
+                registered(token)
+            }
+        }
+        installation(
+            id, InstallationEvent.updated, InstallationEvent.updatedData(objectId: id, set: set, unset: unset, at: at())
+        )
+    }
+
+    private mutating func touch(_ type: String) {
+        guard let id = live.keys.sorted().randomElement(using: &rng) else { return }
+        let badge = type == InstallationEvent.badgeIncremented && next(3) > 0 ? Int64(next(9)) : nil
+        installation(id, type, InstallationEvent.touchData(objectId: id, at: at(), badge: badge))
+    }
+
+    /// An app open, or a push open naming a push delivered earlier; `removed`: of an installation that is gone
+    /// (the projection's UPDATE matches nothing, but the push statistics still count it).
+    private mutating func open(removed: Bool) {
+        let id = removed ? "i\(next(24))" : live.keys.sorted().randomElement(using: &rng)
+        guard let id, !removed || live[id] == nil else { return }
+        let push = next(4) == 0 ? nil : pushes.filter { delivered[$0] != nil }.randomElement(using: &rng)
+        installation(
+            id, InstallationEvent.opened,
+            InstallationEvent.openedData(
+                objectId: id, at: at(), updatedAt: at(), kind: push == nil ? "app" : "push",
+                platform: next(2) == 0 ? "ios" : "android", pushId: push, attribution: push == nil ? nil : "explicit",
+                deliveredAt: push.map { at(delivered[$0]) }))
+    }
+
+    private mutating func remove(_ type: String) {
+        guard let id = live.keys.sorted().randomElement(using: &rng), let token = live.removeValue(forKey: id) else {
+            return
+        }
+        if type == InstallationEvent.invalidated {
+            // Found invalid up to two ticks before or after the event: a save in between may or may not lift it.
+            let since = tick + next(5) - 2
+            invalidated[token] = since
+            installation(
+                id, type,
+                [
+                    "objectId": .string(id), "token": .string(token), "reason": "BadDeviceToken",
+                    "since": .string(at(since)), "at": .string(at()),
+                ])
+        } else {
+            installation(id, type, InstallationEvent.removedData(objectId: id, reason: "test", at: at()))
+        }
+    }
+
+    private mutating func changeObject() {
+        let className = next(2) == 0 ? "Team" : "_User"
+        let id = "o\(next(6))"
+        let key = "\(className):\(id)"
+        let stream = ObjectEvent.stream(className: className, objectId: id)
+        if !liveObjects.contains(key) {
+            liveObjects.insert(key)
+            let fields: [String: JSON] = ["name": .string("n\(next(9))"), "score": .int(Int64(next(50)))]
+            append(
+                stream, ObjectEvent.created,
+                ObjectEvent.createdData(
+                    className: className, objectId: id, fields: fields, types: ["name": .string, "score": .number],
+                    at: at()))
+        } else if next(4) == 0 {
+            liveObjects.remove(key)
+            append(stream, ObjectEvent.deleted, ObjectEvent.deletedData(className: className, objectId: id, at: at()))
+        } else {
+            // A field seen for the first time fixes its type; the first type written for it stays.
+            let field = "f\(next(4))"
+            let value: JSON = next(2) == 0 ? .bool(true) : .string("v")
+            append(
+                stream, ObjectEvent.updated,
+                ObjectEvent.updatedData(
+                    className: className, objectId: id, set: [field: value, "score": .int(Int64(next(50)))],
+                    unset: next(3) == 0 ? ["name"] : [], types: [field: value == .bool(true) ? .boolean : .string],
+                    at: at()))
+        }
+    }
+
+    /// One batch of a push: up to four live installations targeted, then delivered (some failing).
+    private mutating func deliver() {
+        let push = pushes[next(pushes.count)]
+        let ids = Array(live.keys.sorted().shuffled(using: &rng).prefix(1 + next(4)))
+        guard !ids.isEmpty else { return }
+        let batch = Int64(versions[PushEvent.stream(push), default: 0])
+        let targets = ids.map {
+            PushTarget(objectId: $0, deviceType: "ios", token: live[$0]!, profile: nil, badge: nil)
+        }
+        append(
+            PushEvent.stream(push), PushEvent.targeted,
+            PushTargeted(objectId: push, batch: batch, targets: targets, at: at()).json)
+        let errors = Int64(next(2))
+        let successes = Int64(ids.count) - errors
+        let ios = Int64(next(Int(successes) + 1))
+        append(
+            PushEvent.stream(push), PushEvent.batchDelivered,
+            BatchDelivered(
+                objectId: push, batch: batch, at: at(), successes: successes, iosSuccesses: ios,
+                androidSuccesses: successes - ios, errors: errors, invalidTokens: 0,
+                reasons: errors > 0 ? ["BadDeviceToken": errors] : [:], failures: [:]
+            ).json)
+        delivered[push] = tick
+    }
+
+    private mutating func changeTimeZone() {
+        let zone = ["America/New_York", "UTC", "Asia/Shanghai"][next(3)]
+        append(AppEvent.stream, AppEvent.settingsChanged, ["set": ["timezone": .string(zone)], "unset": []])
+    }
+}
