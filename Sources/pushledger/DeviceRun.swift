@@ -89,7 +89,14 @@ struct DeviceRun: Sendable {
         let deadline = timeout.map { ContinuousClock.now + $0 }
         group.addTask {
             while true {
-                if let limit, stats.snapshot().received >= limit { return }
+                // With acknowledgements on, the limit counts acknowledged messages: a message is counted as
+                // received before its ack is written, and ending then lost the last acks (their messages
+                // stayed pending on the server).
+                if let limit, stats.snapshot().done(acknowledging: acknowledge) >= limit {
+                    // Written to the socket; give the server a moment to read them before the sockets close.
+                    if acknowledge { try await Task.sleep(for: .milliseconds(200)) }
+                    return
+                }
                 if let deadline, ContinuousClock.now >= deadline { return }
                 try await Task.sleep(for: .milliseconds(10))
             }
@@ -132,6 +139,7 @@ struct DeviceRun: Sendable {
                     stats.update { $0.received(latencyMs: sentAt.map { now - $0 }) }
                     if acknowledge, let id = frame["id"] {
                         try await outbound.writeTextMessage(JSON.object(["type": "ack", "id": id]).encoded())
+                        stats.update { $0.acknowledged += 1 }
                     }
                 case "error":
                     // A refused connection: the reason, then a close frame.
@@ -158,9 +166,13 @@ final class DeviceStats: Sendable {
         var connected = 0
         var failed = 0
         var received = 0
+        var acknowledged = 0
         var firstAt: ContinuousClock.Instant?
         var lastAt: ContinuousClock.Instant?
         var latenciesMs: [Double] = []
+
+        /// Messages done with: acknowledged when the run acknowledges, else received.
+        func done(acknowledging: Bool) -> Int { acknowledging ? acknowledged : received }
 
         mutating func received(latencyMs: Double?) {
             received += 1
