@@ -33,7 +33,8 @@ struct FanOutFailureTests {
         let now = Date()
         let accepted = try await db.ledger.pushes.request(
             try request(["channels": ["c"], "data": ["alert": "x"]], now: now), app: app, metadata: meta, now: now)
-        let targeting = PushTargeting(store: db.ledger.events)
+        // Pages (and batches) of 500, which the counts of these tests are written for.
+        let targeting = PushTargeting(store: db.ledger.events, pageSize: 500)
         while try await targeting.step(app: app, pushId: accepted.objectId, now: now) {}
         return (accepted, now)
     }

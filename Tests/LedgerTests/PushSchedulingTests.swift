@@ -26,7 +26,7 @@ struct PushSchedulingTests {
             devicesEndpoint: false, headerProd: nil, now: now)
         #expect(request.isScheduled)
         let accepted = try await db.ledger.pushes.request(request, app: app, metadata: meta, now: now)
-        let targeting = PushTargeting(store: db.ledger.events)
+        let targeting = PushTargeting(store: db.ledger.events, pageSize: 500)
         #expect(try await targeting.dueJobs(now: now.addingTimeInterval(599)).isEmpty)
         #expect(
             try await targeting.step(app: app, pushId: accepted.objectId, now: now.addingTimeInterval(599)) == false)

@@ -42,5 +42,8 @@ public enum PushEvent {
 
     /// Above this many targets a `prod: dev` push is refused (SPEC §4.3).
     public static let devProfileLimit = 20_000
-    public static let batchSize = 500
+    /// Targets per keyset page and per batch. 1,000 rather than 500: half the page and record transactions
+    /// (each takes the push stream's lock through its commit), a quarter less PostgreSQL CPU per device and
+    /// 8 % less wall time for a 300,000-device push (docs/benchmarks.md, "Chunked dispatch").
+    public static let batchSize = 1000
 }

@@ -84,7 +84,7 @@ public struct PushTargeted: PushEventPayload, Equatable {
         return (objectId, Int64(targets.count))
     }
 
-    /// Built by hand: this is the fan-out's largest event (500 targets), written once per page.
+    /// Built by hand: this is the fan-out's largest event (a page of targets), written once per page.
     public var json: JSON {
         [
             "objectId": .string(objectId), "batch": .int(batch), "targets": .array(targets.map(\.json)),
