@@ -18,9 +18,9 @@ extension BatchSender {
         _ chunk: Range<Int>, plan: BatchPlan, claim: BatchClaim, request: PushRequest, gate: DispatchGate, now: Date
     ) async -> [(Int, Delivered)] {
         var delivered: [(Int, Delivered)] = []
-        var apns = ClientGroups<APNsClient, APNsNotification>()
-        var fcm = ClientGroups<FCMClient, FCMMessage>()
-        var wns = ClientGroups<WNSClient, WNSNotification>()
+        var apns = ClientGroups<APNsClient>()
+        var fcm = ClientGroups<FCMClient>()
+        var wns = ClientGroups<WNSClient>()
         for index in chunk {
             switch prepare(claim.targets[index], plan: plan, claim: claim, request: request, now: now) {
             case .done(let known): delivered.append((index, known))
@@ -31,30 +31,9 @@ extension BatchSender {
         }
         let started = ContinuousClock.now
         await withTaskGroup(of: [(Int, Delivered)].self) { group in
-            for (client, indices, notifications) in apns.groups {
-                group.addTask {
-                    let firsts = await client.attempt(all: notifications)
-                    return await Self.settle("apns", indices, firsts, started: started, gate: gate, now: now) {
-                        await client.send(notifications[$0], first: $1)
-                    }
-                }
-            }
-            for (client, indices, messages) in fcm.groups {
-                group.addTask {
-                    let firsts = await client.attempt(all: messages.map(\.message))
-                    return await Self.settle("fcm", indices, firsts, started: started, gate: gate, now: now) {
-                        await client.send(message: messages[$0].message, first: $1)
-                    }
-                }
-            }
-            for (client, indices, notifications) in wns.groups {
-                group.addTask {
-                    let firsts = await client.attempt(all: notifications)
-                    return await Self.settle("wns", indices, firsts, started: started, gate: gate, now: now) {
-                        await client.send(notifications[$0], first: $1)
-                    }
-                }
-            }
+            Self.send(apns, in: &group, started: started, gate: gate, now: now)
+            Self.send(fcm, in: &group, started: started, gate: gate, now: now)
+            Self.send(wns, in: &group, started: started, gate: gate, now: now)
             for await part in group { delivered.append(contentsOf: part) }
         }
         return delivered
@@ -112,6 +91,21 @@ extension BatchSender {
         }
     }
 
+    /// A task per client of the chunk: its first attempts in one submission, then `settle`.
+    static func send<Client: ChunkSending>(
+        _ clients: ClientGroups<Client>, in group: inout TaskGroup<[(Int, Delivered)]>,
+        started: ContinuousClock.Instant, gate: DispatchGate, now: Date
+    ) {
+        for (client, indices, notifications) in clients.groups {
+            group.addTask {
+                let firsts = await client.firstAttempts(notifications)
+                return await settle(Client.provider, indices, firsts, started: started, gate: gate, now: now) {
+                    await client.retry(notifications[$0], first: $1)
+                }
+            }
+        }
+    }
+
     /// Turns one client's first answers into outcomes: final answers as they are, the others through the
     /// client's retry loop (concurrently, each waiting its own backoff). Times each notification for the
     /// metrics from the chunk's start to its last answer.
@@ -143,7 +137,9 @@ extension BatchSender {
 }
 
 /// Notifications of a chunk grouped by the client that sends them (normally one per provider), in order.
-struct ClientGroups<Client: AnyObject & Sendable, Notification: Sendable> {
+struct ClientGroups<Client: ChunkSending> {
+    typealias Notification = Client.Notification
+
     private var order: [ObjectIdentifier] = []
     private var members: [ObjectIdentifier: (client: Client, indices: [Int], notifications: [Notification])] = [:]
 
@@ -162,5 +158,45 @@ struct ClientGroups<Client: AnyObject & Sendable, Notification: Sendable> {
             let group = members[key]!
             return (group.client, group.indices, group.notifications)
         }
+    }
+}
+
+/// A provider client as a chunk sees it: the first attempts of many notifications in one submission, then
+/// the client's retry loop for one whose answer is worth another attempt.
+protocol ChunkSending: AnyObject, Sendable {
+    associatedtype Notification: Sendable
+    /// The `provider` label of the metrics.
+    static var provider: String { get }
+    func firstAttempts(_ notifications: [Notification]) async -> [DeliveryOutcome]
+    func retry(_ notification: Notification, first: DeliveryOutcome) async -> DeliveryResult
+}
+
+extension APNsClient: ChunkSending {
+    static var provider: String { "apns" }
+    func firstAttempts(_ notifications: [APNsNotification]) async -> [DeliveryOutcome] {
+        await attempt(all: notifications)
+    }
+    func retry(_ notification: APNsNotification, first: DeliveryOutcome) async -> DeliveryResult {
+        await send(notification, first: first)
+    }
+}
+
+extension FCMClient: ChunkSending {
+    static var provider: String { "fcm" }
+    func firstAttempts(_ messages: [FCMMessage]) async -> [DeliveryOutcome] {
+        await attempt(all: messages.map(\.message))
+    }
+    func retry(_ message: FCMMessage, first: DeliveryOutcome) async -> DeliveryResult {
+        await send(message: message.message, first: first)
+    }
+}
+
+extension WNSClient: ChunkSending {
+    static var provider: String { "wns" }
+    func firstAttempts(_ notifications: [WNSNotification]) async -> [DeliveryOutcome] {
+        await attempt(all: notifications)
+    }
+    func retry(_ notification: WNSNotification, first: DeliveryOutcome) async -> DeliveryResult {
+        await send(notification, first: first)
     }
 }

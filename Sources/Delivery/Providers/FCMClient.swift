@@ -52,24 +52,13 @@ public final class FCMClient: Sendable {
     /// One attempt with a `message` object (`{"token": …, "data": …, …}`), classified. A 401 has already
     /// dropped the cached access token, so an immediate second attempt fetches a new one.
     public func attempt(message: JSON, validateOnly: Bool = false) async -> DeliveryOutcome {
-        let accessToken: String
-        do {
-            accessToken = try await tokens.accessToken()
-        } catch {
-            return .accessTokenFailure(error)
-        }
-        var document: [String: JSON] = ["message": message]
-        if validateOnly { document["validate_only"] = true }
-        let request = CurlRequest(
-            method: .post, url: sendURL, body: JSON.object(document).encodedBytes(),
-            timeout: configuration.requestTimeout, sharedHeaders: Self.headers(accessToken))
-        // A submission of one: the same path as a fan-out's chunks, and its result rather than a throw.
-        return outcome(of: await http.send(all: [request])[0], accessToken: accessToken)
+        // A submission of one: the same path as a fan-out's chunks.
+        await attempt(all: [message], validateOnly: validateOnly)[0]
     }
 
     /// The first attempt of many messages at once (a chunk of a fan-out batch): one access token, one
     /// header block and one submission to libcurl for all of them. Outcomes in the order given.
-    public func attempt(all messages: [JSON]) async -> [DeliveryOutcome] {
+    public func attempt(all messages: [JSON], validateOnly: Bool = false) async -> [DeliveryOutcome] {
         let accessToken: String
         do {
             accessToken = try await tokens.accessToken()
@@ -78,8 +67,10 @@ public final class FCMClient: Sendable {
         }
         let headers = Self.headers(accessToken)
         let requests = messages.map { message in
-            CurlRequest(
-                method: .post, url: sendURL, body: JSON.object(["message": message]).encodedBytes(),
+            var document: [String: JSON] = ["message": message]
+            if validateOnly { document["validate_only"] = true }
+            return CurlRequest(
+                method: .post, url: sendURL, body: JSON.object(document).encodedBytes(),
                 timeout: configuration.requestTimeout, sharedHeaders: headers)
         }
         return await http.send(all: requests).map { outcome(of: $0, accessToken: accessToken) }

@@ -38,15 +38,8 @@ public final class WNSClient: Sendable {
     /// One attempt, classified. A 401/403 has already dropped the cached access token, so an immediate second
     /// attempt fetches a new one.
     public func attempt(_ notification: WNSNotification) async -> DeliveryOutcome {
-        let accessToken: String
-        do {
-            accessToken = try await tokens.accessToken()
-        } catch {
-            return Self.accessTokenFailure(error)
-        }
-        let request = makeRequest(notification, shared: CurlHeaderBlock(Self.headers(notification, accessToken)))
-        // A submission of one: the same path as a fan-out's chunks, and its result rather than a throw.
-        return outcome(of: await http.send(all: [request])[0], accessToken: accessToken)
+        // A submission of one: the same path as a fan-out's chunks.
+        await attempt(all: [notification])[0]
     }
 
     /// The first attempt of many notifications at once (a chunk of a fan-out batch): one access token, one
@@ -60,21 +53,18 @@ public final class WNSClient: Sendable {
         }
         var blocks: [HTTPFields: CurlHeaderBlock] = [:]
         let requests = notifications.map { notification in
-            let block = blocks[notification.headers] ?? CurlHeaderBlock(Self.headers(notification, accessToken))
-            blocks[notification.headers] = block
-            return makeRequest(notification, shared: block)
+            let fields = notification.headers
+            let block = blocks[fields] ?? CurlHeaderBlock(Self.withAuthorization(fields, accessToken))
+            blocks[fields] = block
+            return CurlRequest(
+                method: .post, url: notification.channelURI, body: notification.payload.body,
+                timeout: configuration.requestTimeout, sharedHeaders: block)
         }
         return await http.send(all: requests).map { outcome(of: $0, accessToken: accessToken) }
     }
 
-    private func makeRequest(_ notification: WNSNotification, shared: CurlHeaderBlock) -> CurlRequest {
-        CurlRequest(
-            method: .post, url: notification.channelURI, body: notification.payload.body,
-            timeout: configuration.requestTimeout, sharedHeaders: shared)
-    }
-
-    private static func headers(_ notification: WNSNotification, _ accessToken: String) -> HTTPFields {
-        var headers = notification.headers
+    private static func withAuthorization(_ fields: HTTPFields, _ accessToken: String) -> HTTPFields {
+        var headers = fields
         headers[.authorization] = "Bearer " + accessToken
         return headers
     }
