@@ -146,8 +146,14 @@ struct RandomHistory {
 
     private mutating func touch(_ type: String) {
         guard let id = live.keys.sorted().randomElement(using: &rng) else { return }
-        let badge = type == InstallationEvent.badgeIncremented && next(3) > 0 ? Int64(next(9)) : nil
-        installation(id, type, InstallationEvent.touchData(objectId: id, at: at(), badge: badge))
+        if type == InstallationEvent.badgeIncremented {
+            // As a push writes it: the new badge (or, now and then, none) and no `updatedAt`, which it leaves alone.
+            var data: [String: JSON] = ["objectId": .string(id), "at": .string(at())]
+            if next(3) > 0 { data["badge"] = .int(Int64(next(9))) }
+            installation(id, type, .object(data))
+            return
+        }
+        installation(id, type, InstallationEvent.touchData(objectId: id, at: at()))
     }
 
     /// An app open, or a push open naming a push delivered earlier; `removed`: of an installation that is gone

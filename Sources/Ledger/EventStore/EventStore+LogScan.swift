@@ -1,8 +1,10 @@
 import Postgres
+import PushCore
 
 extension EventStore {
     /// Every event `conn`'s transaction sees, except those of `skippedTypes`, in log order, `pageSize` at a time;
-    /// only what a projection reads of each (`ProjectedEvent`), not its metadata. The pages are read on a second
+    /// only what a projection reads of each (`ProjectedEvent`), not its metadata, and of a PushTargeted only the
+    /// number of its targets. The pages are read on a second
     /// connection of the pool that shares `conn`'s snapshot, one page ahead: while `body` applies a page on `conn`,
     /// the next is fetched and decoded. The read is one server-side cursor over one sorted scan: a query per page
     /// would walk the global-order index past every skipped event again.
@@ -15,12 +17,23 @@ extension EventStore {
             try await reader.transaction(isolation: .repeatableRead) { reader in
                 // The planner costs a cursor for its first rows by default, which picks the index walk; all rows
                 // are read.
+                // The sort of the scan holds every page's data: in memory, not spilled to disk.
                 try await reader.execute(
-                    unsafeScript: "SET TRANSACTION SNAPSHOT '\(snapshot)'; SET LOCAL cursor_tuple_fraction = 1")
+                    unsafeScript: """
+                        SET TRANSACTION SNAPSHOT '\(snapshot)'; SET LOCAL cursor_tuple_fraction = 1;
+                        SET LOCAL work_mem = '256MB'
+                        """)
+                // A PushTargeted's targets (most of a log's bytes: every device of every push) travel as their
+                // number: the projections only count them (`PushTargeted.counted`).
                 try await reader.query(
                     """
                     DECLARE log_scan NO SCROLL CURSOR FOR
-                    SELECT app_id, stream, version, type, data FROM events WHERE type <> ALL(\(skippedTypes)::text[])
+                    SELECT app_id, stream, version, type,
+                        CASE WHEN type = \(PushEvent.targeted) AND jsonb_typeof(data -> 'targets') = 'array'
+                             THEN (data - 'targets')
+                                  || jsonb_build_object(\(PushTargeted.targetCountKey)::text, jsonb_array_length(data -> 'targets'))
+                             ELSE data END AS data
+                    FROM events WHERE type <> ALL(\(skippedTypes)::text[])
                     ORDER BY transaction_id, position
                     """)
                 let fetch: @Sendable () async throws -> [ProjectedEvent] = {

@@ -76,13 +76,20 @@ public struct PushTargeted: PushEventPayload, Equatable {
     }
 
     /// The push and how many devices a `PushTargeted` event's data targets, without reading each target:
-    /// three projections count every page of every push.
+    /// three projections count every page of every push. Data that carries `targetCount` instead of
+    /// `targets` (what a rebuild's log scan sends: the targets are most of the log's bytes, and nothing it
+    /// rebuilds reads more than their number) is counted by it.
     public static func counted(_ json: JSON) throws -> (objectId: String, devices: Int64) {
-        guard let objectId = json["objectId"]?.stringValue, let targets = json["targets"]?.arrayValue else {
+        guard let objectId = json["objectId"]?.stringValue else { throw MalformedPayload(event: PushEvent.targeted) }
+        if let targets = json["targets"]?.arrayValue { return (objectId, Int64(targets.count)) }
+        guard let count = json[targetCountKey]?.intValue, count >= 0 else {
             throw MalformedPayload(event: PushEvent.targeted)
         }
-        return (objectId, Int64(targets.count))
+        return (objectId, count)
     }
+
+    /// The key that stands for the targets in counted data (`counted`).
+    public static let targetCountKey = "targetCount"
 
     /// Built by hand: this is the fan-out's largest event (a page of targets), written once per page.
     public var json: JSON {
