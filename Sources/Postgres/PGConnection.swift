@@ -35,6 +35,9 @@ public final class PGConnection: @unchecked Sendable {
     /// Statements queued by `enqueue`, sent with the next round trip. Touched only on `queue`.
     private var pending: [PGQuery] = []
     private static let maxPending = 256
+    /// A pipeline `sendQueued` sent whose results are still to be read: read (and its error thrown) before the
+    /// connection is next used. Touched only on `queue`.
+    private var inFlight: [PipelineStep]?
 
     private static let counter = LockedCounter()
 
@@ -87,6 +90,7 @@ public final class PGConnection: @unchecked Sendable {
     @discardableResult
     public func query(_ query: PGQuery) async throws -> PGRows {
         try await onQueue { conn in
+            try self.collectInFlight(conn)
             // Anything to do before the statement itself (queued statements, a SET, a PREPARE) goes in
             // one pipelined round trip with it.
             let name = self.preparedName(for: query)
@@ -114,6 +118,17 @@ public final class PGConnection: @unchecked Sendable {
         try await withTaskExecutorPreference(executor) { () async throws -> T in try await body() }
     }
 
+    /// Sends the queued statements and returns without waiting for the server to run them: the next use of the
+    /// connection reads their results first, and throws their error if there is one. While the server works
+    /// through them, the caller can prepare the next ones (a rebuild builds a page's statements while the
+    /// server runs the previous page's). Only for statements whose results nobody needs, like `enqueue`.
+    public func sendQueued() async throws {
+        try await onQueue { conn in
+            try self.collectInFlight(conn)
+            if !self.pending.isEmpty { self.inFlight = try self.sendPipeline(final: nil, conn: conn) }
+        }
+    }
+
     /// Sends the queued statements now.
     public func flush() async throws {
         try await onQueue { conn in
@@ -124,7 +139,8 @@ public final class PGConnection: @unchecked Sendable {
     /// Forgets queued statements (the transaction they belonged to is being rolled back, and with it any
     /// `SET` it made).
     func discardPending() async {
-        _ = try? await onQueue { _ in
+        _ = try? await onQueue { conn in
+            try? self.collectInFlight(conn)
             self.pending.removeAll()
             self.planMode = nil
         }
@@ -133,6 +149,7 @@ public final class PGConnection: @unchecked Sendable {
     /// Runs several statements in one round trip (simple protocol, no parameters): migrations and DDL only.
     public func execute(unsafeScript script: String) async throws {
         try await onQueue { conn in
+            try self.collectInFlight(conn)
             try self.sendPending(conn)
             let result = PQexec(conn, script)
             _ = try self.consume(result, conn: conn)
@@ -145,6 +162,7 @@ public final class PGConnection: @unchecked Sendable {
     /// separated, already escaped with `PGCopy.escape`.
     public func copyIn(_ copyStatement: PGQuery, lines: [String]) async throws {
         try await onQueue { conn in
+            try self.collectInFlight(conn)
             try self.sendPending(conn)
             let start = PQexec(conn, copyStatement.sql)
             guard PQresultStatus(start) == PGRES_COPY_IN else {
@@ -182,6 +200,7 @@ public final class PGConnection: @unchecked Sendable {
         async throws -> Int
     {
         try await onQueue { conn in
+            try self.collectInFlight(conn)
             try self.sendPending(conn)
             let start = PQexec(conn, copyStatement.sql)
             guard PQresultStatus(start) == PGRES_COPY_OUT else {
@@ -308,12 +327,28 @@ public final class PGConnection: @unchecked Sendable {
     /// Sends the queued statements (and `final`) in pipeline mode, one sync, one round trip; returns the
     /// rows of `final`. The first error is thrown after every result is read, leaving the connection clean.
     private func runPipeline(final: PGQuery?, conn: OpaquePointer) throws -> PGRows {
+        try collectInFlight(conn)
+        return try collectPipeline(try sendPipeline(final: final, conn: conn), conn: conn)
+    }
+
+    /// What a sent pipeline's results answer, in order; `sendFailed`: sending stopped early (the error is the
+    /// connection's, thrown when the results are read).
+    private enum PipelineStep { case prepare(String), execute(last: Bool), sendFailed }
+
+    /// Reads the results of the pipeline `sendQueued` left in flight, if any.
+    private func collectInFlight(_ conn: OpaquePointer) throws {
+        guard let steps = inFlight else { return }
+        inFlight = nil
+        _ = try collectPipeline(steps, conn: conn)
+    }
+
+    /// Sends the queued statements (and `final`) in pipeline mode, ending with a sync point.
+    private func sendPipeline(final: PGQuery?, conn: OpaquePointer) throws -> [PipelineStep] {
         var queries = pending
         pending.removeAll()
         if let final { queries.append(final) }
         guard PQenterPipelineMode(conn) == 1 else { throw connectionError(conn) }
-        enum Step { case prepare(String), execute(last: Bool) }
-        var steps: [Step] = []
+        var steps: [PipelineStep] = []
         var sendFailed = false
         /// A statement of our own whose result only matters if it fails.
         func sendUtility(_ sql: String) -> Bool {
@@ -351,9 +386,17 @@ public final class PGConnection: @unchecked Sendable {
             steps.append(.execute(last: final != nil && i == queries.count - 1))
         }
         _ = PQpipelineSync(conn)
-        var failure: Error? = sendFailed ? connectionError(conn) : nil
+        if sendFailed { steps.append(.sendFailed) }
+        return steps
+    }
+
+    /// Reads a sent pipeline's results up to its sync point and leaves pipeline mode; throws its first error.
+    private func collectPipeline(_ steps: [PipelineStep], conn: OpaquePointer) throws -> PGRows {
+        var failure: Error?
+        if case .sendFailed? = steps.last { failure = connectionError(conn) }
         var rows = PGRows(columns: [], values: [], affectedRows: 0)
         for step in steps {
+            if case .sendFailed = step { break }
             while let result = PQgetResult(conn) {
                 let status = PQresultStatus(result)
                 let ok = status != PGRES_FATAL_ERROR && status != PGRES_PIPELINE_ABORTED

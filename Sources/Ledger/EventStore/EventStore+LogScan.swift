@@ -8,9 +8,13 @@ extension EventStore {
     /// connection of the pool that shares `conn`'s snapshot, one page ahead: while `body` applies a page on `conn`,
     /// the next is fetched and decoded. The read is one server-side cursor over one sorted scan: a query per page
     /// would walk the global-order index past every skipped event again.
+    ///
+    /// `meanwhile` runs on `conn` while the first page is read (its sort is the scan's longest wait), before
+    /// `body` sees any page; it must not change what the scan reads, which it cannot see anyway: the reader's
+    /// snapshot is taken first.
     public func forEachPage(
         skipping skippedTypes: [String], pageSize: Int, sharingSnapshotOf conn: PGConnection,
-        _ body: ([ProjectedEvent]) async throws -> Void
+        meanwhile: () async throws -> Void = {}, _ body: ([ProjectedEvent]) async throws -> Void
     ) async throws {
         let snapshot = try await conn.query("SELECT pg_export_snapshot() AS s")[0].string("s")
         try await pool.withConnection { reader in
@@ -45,6 +49,7 @@ extension EventStore {
                 }
                 try await withThrowingTaskGroup(of: [ProjectedEvent].self) { group in
                     group.addTask(operation: fetch)
+                    try await meanwhile()
                     while let page = try await group.next(), !page.isEmpty {
                         group.addTask(operation: fetch)
                         // On `conn`'s executor: no thread hop per statement, and not on the reader's serial one,
