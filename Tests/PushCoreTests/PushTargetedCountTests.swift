@@ -19,7 +19,7 @@ struct PushTargetedCountTests {
     @Test func refusesDataWithNeitherOrANegativeCount() {
         for text in [
             #"{"objectId":"p3"}"#, #"{"objectId":"p3","targetCount":-1}"#, #"{"objectId":"p3","targetCount":"5"}"#,
-            #"{"targets":[]}"#,
+            #"{"targets":[]}"#, #"{"objectId":"p3","targets":"x","targetCount":5}"#,
         ] {
             #expect(throws: MalformedPayload.self, "\(text)") { try PushTargeted.counted(try JSON.parse(text)) }
         }

@@ -20,8 +20,7 @@ extension EventStore {
         try await pool.withConnection { reader in
             try await reader.transaction(isolation: .repeatableRead) { reader in
                 // The planner costs a cursor for its first rows by default, which picks the index walk; all rows
-                // are read.
-                // The sort of the scan holds every page's data: in memory, not spilled to disk.
+                // are read. The sort holds every page's data: in memory, not spilled to disk.
                 try await reader.execute(
                     unsafeScript: """
                         SET TRANSACTION SNAPSHOT '\(snapshot)'; SET LOCAL cursor_tuple_fraction = 1;

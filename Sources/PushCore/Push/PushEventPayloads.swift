@@ -81,7 +81,10 @@ public struct PushTargeted: PushEventPayload, Equatable {
     /// rebuilds reads more than their number) is counted by it.
     public static func counted(_ json: JSON) throws -> (objectId: String, devices: Int64) {
         guard let objectId = json["objectId"]?.stringValue else { throw MalformedPayload(event: PushEvent.targeted) }
-        if let targets = json["targets"]?.arrayValue { return (objectId, Int64(targets.count)) }
+        if let targets = json["targets"] {
+            guard let list = targets.arrayValue else { throw MalformedPayload(event: PushEvent.targeted) }
+            return (objectId, Int64(list.count))
+        }
         guard let count = json[targetCountKey]?.intValue, count >= 0 else {
             throw MalformedPayload(event: PushEvent.targeted)
         }
