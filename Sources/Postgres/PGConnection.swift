@@ -149,7 +149,6 @@ public final class PGConnection: @unchecked Sendable {
     /// Runs several statements in one round trip (simple protocol, no parameters): migrations and DDL only.
     public func execute(unsafeScript script: String) async throws {
         try await onQueue { conn in
-            try self.collectInFlight(conn)
             try self.sendPending(conn)
             let result = PQexec(conn, script)
             _ = try self.consume(result, conn: conn)
@@ -162,7 +161,6 @@ public final class PGConnection: @unchecked Sendable {
     /// separated, already escaped with `PGCopy.escape`.
     public func copyIn(_ copyStatement: PGQuery, lines: [String]) async throws {
         try await onQueue { conn in
-            try self.collectInFlight(conn)
             try self.sendPending(conn)
             let start = PQexec(conn, copyStatement.sql)
             guard PQresultStatus(start) == PGRES_COPY_IN else {
@@ -200,7 +198,6 @@ public final class PGConnection: @unchecked Sendable {
         async throws -> Int
     {
         try await onQueue { conn in
-            try self.collectInFlight(conn)
             try self.sendPending(conn)
             let start = PQexec(conn, copyStatement.sql)
             guard PQresultStatus(start) == PGRES_COPY_OUT else {
@@ -278,9 +275,10 @@ public final class PGConnection: @unchecked Sendable {
         return try body(conn)
     }
 
-    /// Sends queued statements before a call that bypasses `query` (scripts, COPY), so order is kept: a
-    /// queued BEGIN must reach the server before a script meant to run inside the transaction.
+    /// Settles statements sent ahead and sends queued ones before a call that bypasses `query` (scripts, COPY),
+    /// so order is kept: a queued BEGIN must reach the server before a script meant to run inside the transaction.
     private func sendPending(_ conn: OpaquePointer) throws {
+        try collectInFlight(conn)
         if !pending.isEmpty { _ = try runPipeline(final: nil, conn: conn) }
     }
 
