@@ -5,6 +5,8 @@
 // A HEADER given as "apns-id: *" becomes a fresh UUID per request, linked in front of the shared header
 // list (as PushLedger's driver links a request's own lines to its batch's shared block), so the ceiling
 // can send what an APNs request carries: the provider token, topic, type, priority, collapse id and an id.
+// A URL ending in "/*" gets a fresh 64-hex device token in place of the "*" for every request, set on the
+// handle before each one, as PushLedger's requests each name their device (libcurl parses every URL anew).
 //
 // Usage: curl-ceiling URL TOTAL THREADS INFLIGHT CONNS BODY_FILE CA_FILE [HEADER ...]
 #include <curl/curl.h>
@@ -20,6 +22,7 @@ struct worker {
     struct curl_slist *headers;
     long total, ok;
     int inflight, conns, per_request_id;
+    size_t url_prefix; /* > 0: the URL ends in "*", replaced per request by a device token */
 };
 
 /* A handle's own first header line: "apns-id: <uuid>", rewritten before each request. */
@@ -27,12 +30,22 @@ struct own_id {
     struct curl_slist node;
     char line[64];
     unsigned long long state;
+    char url[512];
 };
 
 static void next_id(struct own_id *id) {
     unsigned long long a = id->state += 0x9E3779B97F4A7C15ULL, b = a * 0xBF58476D1CE4E5B9ULL;
     snprintf(id->line, sizeof id->line, "apns-id: %08llX-%04llX-4%03llX-%04llX-%012llX", a >> 32, (a >> 16) & 0xFFFF,
              a & 0xFFF, 0x8000 | ((b >> 48) & 0x3FFF), b & 0xFFFFFFFFFFFFULL);
+}
+
+/* The handle's URL with the next device token: the prefix, then 64 hex digits from the id's state. */
+static void next_url(struct own_id *id, const struct worker *w, CURL *e) {
+    unsigned long long a = (id->state += 0x632BE59BD9B4E019ULL) * 0xD6E8FEB86659FD93ULL, b = a ^ (a >> 29);
+    memcpy(id->url, w->url, w->url_prefix);
+    snprintf(id->url + w->url_prefix, sizeof id->url - w->url_prefix, "%016llx%016llx%016llx%016llx", a, b, a ^ b,
+             b * 31);
+    curl_easy_setopt(e, CURLOPT_URL, id->url);
 }
 
 static size_t discard(char *p, size_t s, size_t n, void *u) { (void)p; (void)u; return s * n; }
@@ -47,14 +60,13 @@ static void *run(void *arg) {
     struct own_id *ids = calloc(w->inflight, sizeof *ids);
     for (int i = 0; i < w->inflight && started < w->total; i++, started++) {
         CURL *e = curl_easy_init();
-        if (w->per_request_id) {
-            ids[i].node.data = ids[i].line;
-            ids[i].node.next = w->headers;
-            ids[i].state = (unsigned long long)(i + 1) * 7919;
-            next_id(&ids[i]);
-            curl_easy_setopt(e, CURLOPT_PRIVATE, &ids[i]);
-        }
-        curl_easy_setopt(e, CURLOPT_URL, w->url);
+        ids[i].node.data = ids[i].line;
+        ids[i].node.next = w->headers;
+        ids[i].state = (unsigned long long)(i + 1) * 7919;
+        curl_easy_setopt(e, CURLOPT_PRIVATE, &ids[i]);
+        if (w->per_request_id) next_id(&ids[i]);
+        if (w->url_prefix) next_url(&ids[i], w, e);
+        else curl_easy_setopt(e, CURLOPT_URL, w->url);
         curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
         curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
         curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
@@ -79,11 +91,10 @@ static void *run(void *arg) {
             done++;
             curl_multi_remove_handle(m, e);
             if (started < w->total) {
-                if (w->per_request_id) {
-                    struct own_id *id;
-                    curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&id);
-                    next_id(id);
-                }
+                struct own_id *id;
+                curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&id);
+                if (w->per_request_id) next_id(id);
+                if (w->url_prefix) next_url(id, w, e);
                 curl_multi_add_handle(m, e);
                 started++;
             } else {
@@ -127,13 +138,16 @@ int main(int argc, char **argv) {
         else headers = curl_slist_append(headers, argv[i]);
     }
     char *body = slurp(argv[6]);
+    size_t url_length = strlen(argv[1]);
+    size_t url_prefix = url_length >= 2 && strcmp(argv[1] + url_length - 2, "/*") == 0 ? url_length - 1 : 0;
+    if (url_prefix + 65 > sizeof ((struct own_id *)0)->url) { fprintf(stderr, "URL too long\n"); return 2; }
     struct worker *w = calloc(threads, sizeof *w);
     pthread_t *t = calloc(threads, sizeof *t);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < threads; i++) {
         w[i] = (struct worker){argv[1], body, argv[7], headers, total / threads + (i < total % threads), 0,
-                               atoi(argv[4]), atoi(argv[5]), per_request_id};
+                               atoi(argv[4]), atoi(argv[5]), per_request_id, url_prefix};
         pthread_create(&t[i], NULL, run, &w[i]);
     }
     long ok = 0;
