@@ -7,7 +7,7 @@ import Synchronization
 /// A multi handle is single-threaded, and during a large fan-out its thread is the busiest in the process
 /// (libcurl, TLS and nghttp2 at about 80% of the server's samples). So the client can run
 /// `configuration.driverThreads` drivers, each owning a multi handle and its share of the connections, and
-/// deal requests to them in turn (two by default: see `CurlConfiguration.defaultDriverThreads`).
+/// deal requests to them in turn (one per core by default: see `CurlConfiguration.defaultDriverThreads`).
 ///
 /// Create one per set of TLS credentials and share it; call `shutdown()` before dropping it to let in-flight
 /// requests finish (dropping it shuts down too, without waiting).

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a `CurlClient` connects: TLS, connection bounds and defaults for requests.
 public struct CurlConfiguration: Sendable {
     public var tls: CurlTLSConfiguration
@@ -24,9 +26,10 @@ public struct CurlConfiguration: Sendable {
     /// two 0.39–0.49 (scripts/bench-fanout measures both).
     public var driverThreads: Int
 
-    /// Two: a 300,000-device fan-out ran 10–17% faster than with one (README, Benchmarks), and a provider's
-    /// two connections become one per driver.
-    public static let defaultDriverThreads = 2
+    /// One per core: two on the benchmark machine, where 300,000-device fan-outs took 15.8–18.1 s with two
+    /// and 18.5–19.9 s with one (docs/decisions.md). A provider's connections are shared out among them, at
+    /// least one each, so on a machine with more cores than a provider's `connections` each driver has one.
+    public static let defaultDriverThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     public init(
         tls: CurlTLSConfiguration = CurlTLSConfiguration(),
