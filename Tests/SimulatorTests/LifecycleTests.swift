@@ -42,7 +42,9 @@ struct LifecycleTests {
         let after = try CommandLineTool.run(
             "curl", ["--cacert", info.caFile, "-sS", "-o", "/dev/null", "https://127.0.0.1:\(info.port)/_sim/stats"]
         )
-        #expect(after.exitCode == 7)
+        // 7 (connection refused), unless a test running alongside has been given the freed port meanwhile: its
+        // listener then fails our TLS handshake (35). Either way this simulator no longer answers.
+        #expect([7, 35].contains(after.exitCode), "curl exit \(after.exitCode)")
         await #expect(throws: (any Error).self) { try await server.info() }
     }
 
