@@ -90,7 +90,6 @@ public final class PGConnection: @unchecked Sendable {
     @discardableResult
     public func query(_ query: PGQuery) async throws -> PGRows {
         try await onQueue { conn in
-            try self.collectInFlight(conn)
             // Anything to do before the statement itself (queued statements, a SET, a PREPARE) goes in
             // one pipelined round trip with it.
             let name = self.preparedName(for: query)
@@ -124,23 +123,22 @@ public final class PGConnection: @unchecked Sendable {
     /// server runs the previous page's). Only for statements whose results nobody needs, like `enqueue`.
     public func sendQueued() async throws {
         try await onQueue { conn in
-            try self.collectInFlight(conn)
             if !self.pending.isEmpty { self.inFlight = try self.sendPipeline(final: nil, conn: conn) }
         }
     }
 
     /// Sends the queued statements now.
     public func flush() async throws {
-        try await onQueue { conn in
-            if !self.pending.isEmpty { _ = try self.runPipeline(final: nil, conn: conn) }
-        }
+        try await onQueue { conn in try self.sendPending(conn) }
     }
 
     /// Forgets queued statements (the transaction they belonged to is being rolled back, and with it any
     /// `SET` it made).
     func discardPending() async {
-        _ = try? await onQueue { conn in
-            try? self.collectInFlight(conn)
+        // First settle what was sent ahead (its error belongs to the transaction being rolled back), so that
+        // the forgetting below runs even when that failed.
+        _ = try? await onQueue { _ in }
+        _ = try? await onQueue { _ in
             self.pending.removeAll()
             self.planMode = nil
         }
@@ -265,20 +263,22 @@ public final class PGConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the queue with the cancel token armed. Only ever called on `queue`.
+    /// Runs `body` on the queue with the cancel token armed, after reading the results of statements sent ahead
+    /// (`sendQueued`), so every use of the connection finds it settled and sees their error first. Only ever
+    /// called on `queue`.
     private func run<T>(_ body: (OpaquePointer) throws -> T, cancel: CancelToken) throws -> T {
         guard let conn = handle, !isBroken || PQstatus(conn) == CONNECTION_OK else {
             throw PGError(kind: .connection, message: "connection is closed")
         }
         cancel.arm(PQgetCancel(conn))
         defer { cancel.disarm() }
+        try collectInFlight(conn)
         return try body(conn)
     }
 
-    /// Settles statements sent ahead and sends queued ones before a call that bypasses `query` (scripts, COPY),
-    /// so order is kept: a queued BEGIN must reach the server before a script meant to run inside the transaction.
+    /// Sends queued statements before a call that bypasses `query` (scripts, COPY), so order is kept: a queued
+    /// BEGIN must reach the server before a script meant to run inside the transaction.
     private func sendPending(_ conn: OpaquePointer) throws {
-        try collectInFlight(conn)
         if !pending.isEmpty { _ = try runPipeline(final: nil, conn: conn) }
     }
 
@@ -325,8 +325,7 @@ public final class PGConnection: @unchecked Sendable {
     /// Sends the queued statements (and `final`) in pipeline mode, one sync, one round trip; returns the
     /// rows of `final`. The first error is thrown after every result is read, leaving the connection clean.
     private func runPipeline(final: PGQuery?, conn: OpaquePointer) throws -> PGRows {
-        try collectInFlight(conn)
-        return try collectPipeline(try sendPipeline(final: final, conn: conn), conn: conn)
+        try collectPipeline(try sendPipeline(final: final, conn: conn), conn: conn)
     }
 
     /// What a sent pipeline's results answer, in order; `sendFailed`: sending stopped early (the error is the
