@@ -53,6 +53,11 @@ final class ProgressReporter: Sendable {
         }
     }
 
+    /// A line after the summary (say, where the time went), through the log: in JSON when the log is JSON.
+    func note(_ message: String, metadata: Logger.Metadata = [:]) {
+        logger.info("\(message)", metadata: metadata)
+    }
+
     /// Ends a status line left on the terminal, so the error message of a failed run starts on its own line.
     func interrupt() {
         state.withLock { state in

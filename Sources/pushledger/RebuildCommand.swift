@@ -18,6 +18,11 @@ struct RebuildCommand: AsyncParsableCommand {
         let progress = ProgressReporter(task: "rebuild", unit: "events", pastTense: "rebuilt")
         let report = try await progress.tracking { try await ledger.rebuilder().run(verify: verify, progress: $0) }
         progress.finish(done: report.events, seconds: report.seconds)
+        // Where the time went, for operators and benchmarks; stdout keeps its one summary line.
+        let seconds = report.phases.map { ($0.name, String(format: "%.2f", $0.seconds)) }
+        progress.note(
+            "rebuild phases: " + seconds.map { "\($0) \($1) s" }.joined(separator: ", "),
+            metadata: Dictionary(uniqueKeysWithValues: seconds.map { ($0, .string($1)) }))
         let rate = String(format: "%.0f", report.eventsPerSecond)
         if verify {
             if report.differences.isEmpty {

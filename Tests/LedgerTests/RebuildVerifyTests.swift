@@ -65,6 +65,7 @@ struct RebuildVerifyTests {
         let report = try await db.ledger.rebuilder().run(verify: true)
         #expect(report.differences.isEmpty, "\(report.differences)")
         #expect(report.events == (try await db.eventCount()))
+        Self.expectPhases(report, ["prepare", "folds", "pages", "compare"])
 
         // Writing a projection table behind the log's back is caught.
         try await db.ledger.pool.query(
@@ -75,8 +76,15 @@ struct RebuildVerifyTests {
         #expect(tampered.differences.first?.onlyLive.count == 1)
 
         // A plain rebuild repairs it.
-        _ = try await db.ledger.rebuilder().run(verify: false)
+        Self.expectPhases(try await db.ledger.rebuilder().run(verify: false), ["prepare", "folds", "pages", "indexes"])
         #expect(try await db.ledger.rebuilder().run(verify: true).differences.isEmpty)
+    }
+
+    /// The report accounts for its time phase by phase, in order, within the whole.
+    static func expectPhases(_ report: Rebuilder.Report, _ names: [String]) {
+        #expect(report.phases.map(\.name) == names)
+        #expect(report.phases.allSatisfy { $0.seconds >= 0 })
+        #expect(report.phases.reduce(0) { $0 + $1.seconds } <= report.seconds)
     }
 
     @Test("the pushledger rebuild command exits non-zero on a mismatch and zero otherwise")
@@ -87,6 +95,7 @@ struct RebuildVerifyTests {
         let ok = try ServerProcess.command(["rebuild", "--verify"], databaseURL: db.url)
         #expect(ok.status == 0, "\(ok.output)")
         #expect(ok.output.contains("verified"))
+        #expect(ok.output.contains("rebuild phases: prepare "), "\(ok.output)")
         try await db.ledger.pool.query(
             "DELETE FROM installations WHERE object_id = (SELECT min(object_id) FROM installations)")
         let bad = try ServerProcess.command(["rebuild", "--verify"], databaseURL: db.url)

@@ -27,6 +27,10 @@ public struct Rebuilder: Sendable {
     public struct Report: Sendable {
         public let events: Int
         public let seconds: Double
+        /// Where the time went, in order: `prepare` (locks, counts, emptied or scratch tables), `folds` (the
+        /// set-based statements), `pages` (the per-event pass after them), then `indexes` (live: the indexes and
+        /// constraints made again) or `compare` (verify). Each is also logged (debug) as it ends.
+        public let phases: [(name: String, seconds: Double)]
         public let differences: [TableDifference]
         public var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
     }
@@ -76,6 +80,17 @@ public struct Rebuilder: Sendable {
         let foldedOnly = Set(folding.flatMap(\.eventTypes)).filter { t in !perEvent.contains { $0.handles(t) } }
             .sorted()
         return try await store.pool.withTransaction(isolation: .repeatableRead) { conn in
+            var phases: [(name: String, seconds: Double)] = []
+            var phaseStarted = started
+            func endPhase(_ name: String) {
+                let now = Date()
+                let seconds = now.timeIntervalSince(phaseStarted)
+                phases.append((name, seconds))
+                logger.debug(
+                    "rebuild phase done",
+                    metadata: ["phase": "\(name)", "seconds": "\((seconds * 100).rounded() / 100)"])
+                phaseStarted = now
+            }
             if !verify { try await RebuildTarget.lock(tables, on: conn) }
             // Memory for the folds' sorts and hashes and for the indexes made again after the load. No JIT: the
             // folds are costed high enough for PostgreSQL to compile them, which took longer than it saved (the
@@ -93,6 +108,7 @@ public struct Rebuilder: Sendable {
                 ? try await RebuildTarget.scratch(Self.schema, tables: tables, folded: folded, on: conn)
                 : try await RebuildTarget.live(tables: tables, folded: folded, on: conn)
             let apps = try await store.appIds(on: conn)
+            endPhase("prepare")
             // The folds run while the scan reads (sorts) the log for its first page, on the other core.
             try await store.forEachPage(
                 skipping: foldedOnly, pageSize: batchSize, sharingSnapshotOf: conn,
@@ -100,12 +116,14 @@ public struct Rebuilder: Sendable {
                     for projection in folding { try await projection.fold(into: target.schema, apps: apps, on: conn) }
                     done = total - (try counts[0].int("paged"))
                     progress?(done, total)
+                    endPhase("folds")
                 }
             ) { events in
                 try await apply(events, through: perEvent, into: target.schema, on: conn)
                 done += events.count
                 progress?(done, total)
             }
+            endPhase("pages")
             var differences: [TableDifference] = []
             if verify {
                 for table in tables {
@@ -113,11 +131,14 @@ public struct Rebuilder: Sendable {
                     if !d.onlyLive.isEmpty || !d.onlyRebuilt.isEmpty { differences.append(d) }
                 }
                 try await conn.execute(unsafeScript: "DROP SCHEMA \(Self.schema) CASCADE")
+                endPhase("compare")
             } else {
                 try await target.finish(on: conn)
                 try await checkpointAsyncProjectors(on: conn)
+                endPhase("indexes")
             }
-            return Report(events: total, seconds: Date().timeIntervalSince(started), differences: differences)
+            return Report(
+                events: total, seconds: Date().timeIntervalSince(started), phases: phases, differences: differences)
         }
     }
 
