@@ -12,7 +12,8 @@ struct RebuildCommand: AsyncParsableCommand {
     @Flag(help: "Compare instead of replacing; exit 1 and show the differences if they differ.") var verify = false
 
     func run() async throws {
-        let ledger = LedgerComponents(databaseURL: try database.url(), maxConnections: 2)
+        // The rebuild's own connection, the log scan's and the summaries' (Rebuilder).
+        let ledger = LedgerComponents(databaseURL: try database.url(), maxConnections: 3)
         // Asynchronous projections are brought up to date first, so only real differences remain.
         for runner in ledger.projectorRunners(wakeups: WakeSignal()) { try await runner.catchUp() }
         let progress = ProgressReporter(task: "rebuild", unit: "events", pastTense: "rebuilt")

@@ -243,7 +243,12 @@ struct RandomHistory {
         delivered[push] = tick
     }
 
+    /// A new zone, or now and then none (the setting removed: UTC again).
     private mutating func changeTimeZone() {
+        if next(4) == 0 {
+            append(AppEvent.stream, AppEvent.settingsChanged, ["set": [:], "unset": ["timezone"]])
+            return
+        }
         let zone = ["America/New_York", "UTC", "Asia/Shanghai"][next(3)]
         append(AppEvent.stream, AppEvent.settingsChanged, ["set": ["timezone": .string(zone)], "unset": []])
     }

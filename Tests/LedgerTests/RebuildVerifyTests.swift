@@ -65,7 +65,7 @@ struct RebuildVerifyTests {
         let report = try await db.ledger.rebuilder().run(verify: true)
         #expect(report.differences.isEmpty, "\(report.differences)")
         #expect(report.events == (try await db.eventCount()))
-        Self.expectPhases(report, ["prepare", "folds", "pages", "compare"])
+        Self.expectPhases(report, ["prepare", "folds", "pages", "summaries", "compare"])
 
         // Writing a projection table behind the log's back is caught.
         try await db.ledger.pool.query(
@@ -76,7 +76,8 @@ struct RebuildVerifyTests {
         #expect(tampered.differences.first?.onlyLive.count == 1)
 
         // A plain rebuild repairs it.
-        Self.expectPhases(try await db.ledger.rebuilder().run(verify: false), ["prepare", "folds", "pages", "indexes"])
+        Self.expectPhases(
+            try await db.ledger.rebuilder().run(verify: false), ["prepare", "folds", "pages", "summaries", "indexes"])
         #expect(try await db.ledger.rebuilder().run(verify: true).differences.isEmpty)
     }
 

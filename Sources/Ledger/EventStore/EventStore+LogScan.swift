@@ -12,50 +12,63 @@ extension EventStore {
     /// `meanwhile` runs on `conn` while the first page is read (its sort is the scan's longest wait), before
     /// `body` sees any page; it must not change what the scan reads, which it cannot see anyway: the reader's
     /// snapshot is taken first.
+    ///
+    /// `excluding`: conditions on a row of `events` (`type`, `data`), true or false, whose events are skipped too.
     public func forEachPage(
-        skipping skippedTypes: [String], pageSize: Int, sharingSnapshotOf conn: PGConnection,
+        skipping skippedTypes: [String], excluding: [PGQuery] = [], pageSize: Int,
+        sharingSnapshotOf conn: PGConnection,
         meanwhile: () async throws -> Void = {}, _ body: ([ProjectedEvent]) async throws -> Void
     ) async throws {
-        let snapshot = try await conn.query("SELECT pg_export_snapshot() AS s")[0].string("s")
-        try await pool.withConnection { reader in
-            try await reader.transaction(isolation: .repeatableRead) { reader in
-                // The planner costs a cursor for its first rows by default, which picks the index walk; all rows
-                // are read. The sort holds every page's data: in memory, not spilled to disk.
-                try await reader.execute(
-                    unsafeScript: """
-                        SET TRANSACTION SNAPSHOT '\(snapshot)'; SET LOCAL cursor_tuple_fraction = 1;
-                        SET LOCAL work_mem = '256MB'
-                        """)
-                // A PushTargeted's targets (most of a log's bytes: every device of every push) travel as their
-                // number: the projections only count them (`PushTargeted.counted`).
-                try await reader.query(
-                    """
-                    DECLARE log_scan NO SCROLL CURSOR FOR
-                    SELECT app_id, stream, version, type,
-                        CASE WHEN type = \(PushEvent.targeted) AND jsonb_typeof(data -> 'targets') = 'array'
-                             THEN (data - 'targets')
-                                  || jsonb_build_object(\(PushTargeted.targetCountKey)::text, jsonb_array_length(data -> 'targets'))
-                             ELSE data END AS data
-                    FROM events WHERE type <> ALL(\(skippedTypes)::text[])
-                    ORDER BY transaction_id, position
-                    """)
-                let fetch: @Sendable () async throws -> [ProjectedEvent] = {
-                    try await reader.query("FETCH \(unsafeRaw: String(pageSize)) FROM log_scan").map {
-                        ProjectedEvent(
-                            appId: try $0.string("app_id"), stream: try $0.string("stream"),
-                            version: try $0.int("version"), type: try $0.string("type"), data: try $0.json("data"))
-                    }
+        try await withSnapshotReader(sharing: conn) { reader in
+            // The planner costs a cursor for its first rows by default, which picks the index walk; all rows
+            // are read.
+            try await reader.execute(unsafeScript: "SET LOCAL cursor_tuple_fraction = 1")
+            let excluded = excluding.reduce(PGQuery(unsafeSQL: "")) { "\($0) AND NOT (\($1))" }
+            // A PushTargeted's targets (most of a log's bytes: every device of every push) travel as their
+            // number: the projections only count them (`PushTargeted.counted`).
+            try await reader.query(
+                """
+                DECLARE log_scan NO SCROLL CURSOR FOR
+                SELECT app_id, stream, version, type,
+                    CASE WHEN type = \(PushEvent.targeted) AND jsonb_typeof(data -> 'targets') = 'array'
+                         THEN (data - 'targets')
+                              || jsonb_build_object(\(PushTargeted.targetCountKey)::text, jsonb_array_length(data -> 'targets'))
+                         ELSE data END AS data
+                FROM events WHERE type <> ALL(\(skippedTypes)::text[]) \(excluded)
+                ORDER BY transaction_id, position
+                """)
+            let fetch: @Sendable () async throws -> [ProjectedEvent] = {
+                try await reader.query("FETCH \(unsafeRaw: String(pageSize)) FROM log_scan").map {
+                    ProjectedEvent(
+                        appId: try $0.string("app_id"), stream: try $0.string("stream"),
+                        version: try $0.int("version"), type: try $0.string("type"), data: try $0.json("data"))
                 }
-                try await withThrowingTaskGroup(of: [ProjectedEvent].self) { group in
+            }
+            try await withThrowingTaskGroup(of: [ProjectedEvent].self) { group in
+                group.addTask(operation: fetch)
+                try await meanwhile()
+                while let page = try await group.next(), !page.isEmpty {
                     group.addTask(operation: fetch)
-                    try await meanwhile()
-                    while let page = try await group.next(), !page.isEmpty {
-                        group.addTask(operation: fetch)
-                        // On `conn`'s executor: no thread hop per statement, and not on the reader's serial one,
-                        // so the next page is decoded while this one is applied.
-                        try await conn.withOwnExecutor { try await body(page) }
-                    }
+                    // On `conn`'s executor: no thread hop per statement, and not on the reader's serial one,
+                    // so the next page is decoded while this one is applied.
+                    try await conn.withOwnExecutor { try await body(page) }
                 }
+            }
+        }
+    }
+
+    /// Runs `body` on another connection of the pool, in a REPEATABLE READ transaction sharing `conn`'s snapshot:
+    /// it reads what `conn`'s transaction reads, beside it. Sorts and hashes get 256 MB before they spill to disk
+    /// (the log scan's sort holds every page's data).
+    public func withSnapshotReader<T: Sendable>(
+        sharing conn: PGConnection, _ body: (PGConnection) async throws -> T
+    ) async throws -> T {
+        let snapshot = try await conn.query("SELECT pg_export_snapshot() AS s")[0].string("s")
+        return try await pool.withConnection { reader in
+            try await reader.transaction(isolation: .repeatableRead) { reader in
+                try await reader.execute(
+                    unsafeScript: "SET TRANSACTION SNAPSHOT '\(snapshot)'; SET LOCAL work_mem = '256MB'")
+                return try await body(reader)
             }
         }
     }

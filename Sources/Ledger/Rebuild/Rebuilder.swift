@@ -28,8 +28,9 @@ public struct Rebuilder: Sendable {
         public let events: Int
         public let seconds: Double
         /// Where the time went, in order: `prepare` (locks, counts, emptied or scratch tables), `folds` (the
-        /// set-based statements), `pages` (the per-event pass after them), then `indexes` (live: the indexes and
-        /// constraints made again) or `compare` (verify). Each is also logged (debug) as it ends.
+        /// set-based statements), `pages` (the per-event pass after them), `summaries` (writing what
+        /// `LogSummarizingProjection`s summarised meanwhile), then `indexes` (live: the indexes and constraints
+        /// made again) or `compare` (verify). Each is also logged (debug) as it ends.
         public let phases: [(name: String, seconds: Double)]
         public let differences: [TableDifference]
         public var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
@@ -75,6 +76,18 @@ public struct Rebuilder: Sendable {
         let tables = projections.flatMap(\.tables)
         let folding = projections.compactMap { $0 as? any LogFoldingProjection }
         let perEvent = projections.filter { !($0 is any LogFoldingProjection) }
+        let summarizing = perEvent.compactMap { $0 as? any LogSummarizingProjection }
+        // The page pass skips summarised events for every projection: each that handles them must summarise them.
+        let summarized = summarizing.map(\.summarizedEvents).reduce(into: [SummarizedEvents]()) { all, events in
+            if !all.contains(events) { all.append(events) }
+        }
+        for events in summarized {
+            for projection in perEvent where projection.handles(events.type) {
+                precondition(
+                    (projection as? any LogSummarizingProjection)?.summarizedEvents == events,
+                    "\(projection.name) handles \(events.type) but does not summarise what the rebuild skips")
+            }
+        }
         let folded = Set(folding.flatMap(\.tables))
         // Events only folds read stay in PostgreSQL; the page pass reads the others.
         let foldedOnly = Set(folding.flatMap(\.eventTypes)).filter { t in !perEvent.contains { $0.handles(t) } }
@@ -109,21 +122,36 @@ public struct Rebuilder: Sendable {
                 : try await RebuildTarget.live(tables: tables, folded: folded, on: conn)
             let apps = try await store.appIds(on: conn)
             endPhase("prepare")
-            // The folds run while the scan reads (sorts) the log for its first page, on the other core.
-            try await store.forEachPage(
-                skipping: foldedOnly, pageSize: batchSize, sharingSnapshotOf: conn,
-                meanwhile: {
-                    for projection in folding { try await projection.fold(into: target.schema, apps: apps, on: conn) }
-                    done = total - (try counts[0].int("paged"))
+            // The folds run while the scan reads (sorts) the log for its first page and a third connection summarises
+            // what it can, on the other core; the summaries are written after the page pass.
+            try await store.withSnapshotReader(sharing: conn) { summaryReader in
+                async let summaries: Void = {
+                    for projection in summarizing { try await projection.summarize(apps: apps, on: summaryReader) }
+                }()
+                try await store.forEachPage(
+                    skipping: foldedOnly, excluding: summarized.map(\.sql), pageSize: batchSize,
+                    sharingSnapshotOf: conn,
+                    meanwhile: {
+                        for projection in folding {
+                            try await projection.fold(into: target.schema, apps: apps, on: conn)
+                        }
+                        done = total - (try counts[0].int("paged"))
+                        progress?(done, total)
+                        endPhase("folds")
+                    }
+                ) { events in
+                    try await apply(events, through: perEvent, into: target.schema, on: conn)
+                    done += events.count
                     progress?(done, total)
-                    endPhase("folds")
                 }
-            ) { events in
-                try await apply(events, through: perEvent, into: target.schema, on: conn)
-                done += events.count
-                progress?(done, total)
+                try await summaries
+                endPhase("pages")
+                for projection in summarizing {
+                    try await projection.writeSummary(from: summaryReader, into: target.schema, on: conn)
+                }
+                progress?(total, total)
+                endPhase("summaries")
             }
-            endPhase("pages")
             var differences: [TableDifference] = []
             if verify {
                 for table in tables {
