@@ -163,10 +163,15 @@ struct CommandLineTests {
         let rebuild = try CLI.run(["rebuild"], environment: environment)
         #expect(rebuild.status == 0, "\(rebuild)")
         #expect(rebuild.stdout.hasPrefix("rebuilt projections from \(events) events ("), "stdout unchanged: \(rebuild)")
-        let rebuilt = try #require(rebuild.logLines.last { $0["label"] == "pushledger.rebuild" }, "\(rebuild)")
+        let rebuildLines = rebuild.logLines.filter { $0["label"] == "pushledger.rebuild" }
+        // The summary, then where the time went.
+        let rebuilt = try #require(rebuildLines.dropLast().last, "\(rebuild)")
         #expect(rebuilt["message"]?.hasPrefix("rebuilt \(events) events in ") == true, "\(rebuilt)")
         #expect(rebuilt["done"] == "\(events)" && rebuilt["total"] == "\(events)", "\(rebuilt)")
         #expect(rebuilt["level"] == "info")
+        let phases = try #require(rebuildLines.last)
+        #expect(phases["message"]?.hasPrefix("rebuild phases: prepare ") == true, "\(phases)")
+        #expect(["prepare", "folds", "pages", "summaries", "indexes"].allSatisfy { phases[$0] != nil }, "\(phases)")
 
         // The text format keeps the words scripts/bench-replay reads.
         let replay = try CLI.run(
