@@ -6,7 +6,8 @@ import PushCore
 /// Rebuilds every projection from position 0 (SPEC §7), in one REPEATABLE READ transaction. The projections
 /// that can (`LogFoldingProjection`: installations, objects) are folded from the whole log by set-based
 /// statements inside PostgreSQL; the events the others handle are read in log order, a page at a time, through
-/// their `applyAll`. With `verify`, everything goes into a scratch schema and is compared with the live tables
+/// their `applyAll`, except those the `LogSummarizingProjection`s summarise meanwhile on a connection of their
+/// own (push opens), whose summaries are written after the pages. With `verify`, everything goes into a scratch schema and is compared with the live tables
 /// row for row at the same snapshot, each difference reported; otherwise the live tables are locked, emptied
 /// and written directly.
 public struct Rebuilder: Sendable {
@@ -28,9 +29,10 @@ public struct Rebuilder: Sendable {
         public let events: Int
         public let seconds: Double
         /// Where the time went, in order: `prepare` (locks, counts, emptied or scratch tables), `folds` (the
-        /// set-based statements), `pages` (the per-event pass after them), `summaries` (writing what
-        /// `LogSummarizingProjection`s summarised meanwhile), then `indexes` (live: the indexes and constraints
-        /// made again) or `compare` (verify). Each is also logged (debug) as it ends.
+        /// set-based statements), `pages` (the per-event pass after them, and any wait for the summaries to be
+        /// made), `summaries` (writing what `LogSummarizingProjection`s summarised meanwhile), then `indexes`
+        /// (live: the indexes and constraints made again) or `compare` (verify). Each is also logged (debug) as it
+        /// ends.
         public let phases: [(name: String, seconds: Double)]
         public let differences: [TableDifference]
         public var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
