@@ -44,15 +44,10 @@ extension EventStore {
                         version: try $0.int("version"), type: try $0.string("type"), data: try $0.json("data"))
                 }
             }
-            try await withThrowingTaskGroup(of: [ProjectedEvent].self) { group in
-                group.addTask(operation: fetch)
-                try await meanwhile()
-                while let page = try await group.next(), !page.isEmpty {
-                    group.addTask(operation: fetch)
-                    // On `conn`'s executor: no thread hop per statement, and not on the reader's serial one,
-                    // so the next page is decoded while this one is applied.
-                    try await conn.withOwnExecutor { try await body(page) }
-                }
+            try await readingAhead(fetch, meanwhile: meanwhile) { page in
+                // On `conn`'s executor: no thread hop per statement, and not on the reader's serial one, so the
+                // next page is decoded while this one is applied.
+                try await conn.withOwnExecutor { try await body(page) }
             }
         }
     }

@@ -89,13 +89,7 @@ extension PushStatsProjection: LogSummarizingProjection {
                 COPY \(schema).push_opens
                     (app_id, push_id, installation_id, platform, first_open_at, seconds_to_open, opens) FROM STDIN
                 """)
-        try await withThrowingTaskGroup(of: [String].self) { group in
-            group.addTask(operation: fetch)
-            while let lines = try await group.next(), !lines.isEmpty {
-                group.addTask(operation: fetch)
-                try await conn.copyIn(copy, lines: lines)
-            }
-        }
+        try await readingAhead(fetch) { lines in try await conn.copyIn(copy, lines: lines) }
 
         let pushes = try await reader.query(
             """
