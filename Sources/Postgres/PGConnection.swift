@@ -159,33 +159,22 @@ public final class PGConnection: @unchecked Sendable {
     /// separated, already escaped with `PGCopy.escape`.
     public func copyIn(_ copyStatement: PGQuery, lines: [String]) async throws {
         try await onQueue { conn in
-            try self.sendPending(conn)
-            let start = PQexec(conn, copyStatement.sql)
-            guard PQresultStatus(start) == PGRES_COPY_IN else {
-                _ = try self.consume(start, conn: conn)
-                throw PGError(kind: .protocolViolation, message: "COPY did not enter COPY IN state")
+            try self.copyIn(copyStatement, on: conn) { put in
+                var buffer = ""
+                buffer.reserveCapacity(64 * 1024)
+                func flush() throws {
+                    guard !buffer.isEmpty else { return }
+                    try buffer.withUTF8 { try put(UnsafeRawBufferPointer($0)) }
+                    buffer.removeAll(keepingCapacity: true)
+                }
+                for line in lines {
+                    buffer += line
+                    buffer += "\n"
+                    if buffer.utf8.count > 60 * 1024 { try flush() }
+                }
+                try flush()
+                return nil
             }
-            PQclear(start)
-            var buffer = ""
-            buffer.reserveCapacity(64 * 1024)
-            func flush() throws {
-                guard !buffer.isEmpty else { return }
-                let ok = buffer.withCString { PQputCopyData(conn, $0, Int32(strlen($0))) }
-                buffer.removeAll(keepingCapacity: true)
-                if ok != 1 { throw self.connectionError(conn) }
-            }
-            for line in lines {
-                buffer += line
-                buffer += "\n"
-                if buffer.utf8.count > 60 * 1024 { try flush() }
-            }
-            try flush()
-            guard PQputCopyEnd(conn, nil) == 1 else { throw self.connectionError(conn) }
-            var failure: Error?
-            while let result = PQgetResult(conn) {
-                do { _ = try self.consume(result, conn: conn) } catch { failure = failure ?? error }
-            }
-            if let failure { throw failure }
         }
     }
 
@@ -222,6 +211,65 @@ public final class PGConnection: @unchecked Sendable {
             while let result = PQgetResult(conn) { _ = try self.consume(result, conn: conn) }
             return total
         }
+    }
+
+    /// Copies rows from `reader` into this connection: `source` (`COPY … TO STDOUT` on `reader`) streams into
+    /// `target` (`COPY … FROM STDIN` here) as libpq hands the data over, never decoded on the way, through a
+    /// bounded `PGCopyPipe`. For two connections that share a snapshot, the writing one in a transaction: the
+    /// reader's server makes the rows on one core while the writer's stores them on another. The formats of the
+    /// two statements must agree. A failure on either side fails the call (and the writer's statement).
+    public func copyIn(_ target: PGQuery, from reader: PGConnection, _ source: PGQuery) async throws {
+        let pipe = PGCopyPipe()
+        // The reader's task must not wait for this connection's queue, which the writer below blocks while it
+        // waits for data: it runs on the global executor and hops to the reader's own queue.
+        let reading = Task(executorPreference: globalConcurrentExecutor) {
+            do {
+                _ = try await reader.copyOut(source) { pipe.write($0) }
+                pipe.finish(failed: false)
+            } catch {
+                pipe.finish(failed: true)
+                throw error
+            }
+        }
+        do {
+            try await onQueue { conn in
+                defer { pipe.abandon() }
+                try self.copyIn(target, on: conn) { put in
+                    while let chunk = pipe.take() { try chunk.withUnsafeBytes { try put($0) } }
+                    return pipe.readerFailed ? "the rows to copy could not be read" : nil
+                }
+            }
+        } catch {
+            // The reader's error, when it failed, is the cause of the writer's.
+            try await reading.value
+            throw error
+        }
+        try await reading.value
+    }
+
+    /// Runs `statement` (`COPY … FROM STDIN`) on `conn`: `feed` sends the data through `put` and returns nil to end
+    /// the copy, or a message to abort it with. Only ever called on `queue`.
+    private func copyIn(
+        _ statement: PGQuery, on conn: OpaquePointer,
+        feed: (_ put: (UnsafeRawBufferPointer) throws -> Void) throws -> String?
+    ) throws {
+        try sendPending(conn)
+        let start = PQexec(conn, statement.sql)
+        guard PQresultStatus(start) == PGRES_COPY_IN else {
+            _ = try consume(start, conn: conn)
+            throw PGError(kind: .protocolViolation, message: "COPY did not enter COPY IN state")
+        }
+        PQclear(start)
+        let abort = try feed { bytes in
+            let ok = bytes.withMemoryRebound(to: CChar.self) { PQputCopyData(conn, $0.baseAddress, Int32($0.count)) }
+            if ok != 1 { throw connectionError(conn) }
+        }
+        guard PQputCopyEnd(conn, abort) == 1 else { throw connectionError(conn) }
+        var failure: Error?
+        while let result = PQgetResult(conn) {
+            do { _ = try consume(result, conn: conn) } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
     }
 
     /// Closes the connection; later calls fail.

@@ -67,10 +67,10 @@ struct LogFoldTests {
             events.append(
                 ProjectedEvent(appId: Self.app, stream: stream, version: version, type: type, data: .object(data)))
         }
-        func create(_ id: String, badge: Int64? = nil) {
+        func create(_ id: String, badge: Int64? = nil, updated: Int = 0) {
             var fields: [String: JSON] = ["deviceType": "ios", "deviceToken": .string("token-\(id)")]
             if let badge { fields["badge"] = .int(badge) }
-            add(id, InstallationEvent.created, ["fields": .object(fields), "createdAt": t(0), "updatedAt": t(0)])
+            add(id, InstallationEvent.created, ["fields": .object(fields), "createdAt": t(0), "updatedAt": t(updated)])
         }
         create("a", badge: 2)
         add("a", InstallationEvent.opened, ["updatedAt": t(2), "at": t(2), "kind": "app", "platform": "ios"])
@@ -90,6 +90,10 @@ struct LogFoldTests {
         add("e", InstallationEvent.opened, ["updatedAt": t(1), "at": t(1), "kind": "app", "platform": "ios"])
         add("e", InstallationEvent.deleted, ["updatedAt": t(2)])
         create("f")
+        // Created with an `updatedAt` of its own (an import writes that; the server writes them equal).
+        create("g", updated: 4)
+        create("h", updated: 6)
+        add("h", InstallationEvent.badgeIncremented, ["badge": 2, "at": t(7)])
         // Interleaved in the log, as installations are used at once.
         try await Self.append(events.sorted { ($0.version, $0.stream) < ($1.version, $1.stream) }, to: db)
 
@@ -105,7 +109,7 @@ struct LogFoldTests {
             "\(try $0.string("object_id")) \($0.optionalInt64("badge").map(String.init) ?? "-") "
                 + "v\(try $0.int("version")) \(try $0.string("minute"))"
         }
-        #expect(rows == ["a 3 v5 05", "b 1 v3 02", "c 7 v3 00", "d 0 v3 03", "f - v1 00"])
+        #expect(rows == ["a 3 v5 05", "b 1 v3 02", "c 7 v3 00", "d 0 v3 03", "f - v1 00", "g - v1 04", "h 2 v2 06"])
         try await Self.expectBothRebuildsEqualReference(db, tables: tables, label: "touches")
     }
 

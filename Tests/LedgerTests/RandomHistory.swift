@@ -120,8 +120,16 @@ struct RandomHistory {
         }
         live[id] = token
         registered(token)
+        let createdAt = at()
+        // Now and then a creation whose `updatedAt` is not its `createdAt`, as an import of an installation changed
+        // before it was imported writes it (the server writes them equal): the fold parses `updatedAt` only then.
+        if next(5) == 0 { tick += 1 }
         installation(
-            id, InstallationEvent.created, InstallationEvent.createdData(objectId: id, fields: fields, at: at()))
+            id, InstallationEvent.created,
+            [
+                "objectId": .string(id), "fields": .object(fields), "createdAt": .string(createdAt),
+                "updatedAt": .string(at()),
+            ])
     }
 
     private mutating func updateInstallation() {

@@ -24,6 +24,8 @@ extension SummarizedEvents {
 
 extension PushStatsProjection: LogSummarizingProjection {
     public var summarizedEvents: SummarizedEvents { .pushOpens }
+    /// Only a push open writes a `push_opens` row.
+    public var summaryTables: [String] { ["push_opens"] }
 
     public func summarize(apps: [String], on reader: PGConnection) async throws {
         // Each open with its place in the log, its texts as `openAll` reads them, and whether it is the first of
@@ -68,28 +70,21 @@ extension PushStatsProjection: LogSummarizingProjection {
     }
 
     public func writeSummary(from reader: PGConnection, into schema: String, on conn: PGConnection) async throws {
-        // The rows of `push_opens` travel by COPY, a slice at a time, the next slice read while this one is written.
-        try await reader.query(
-            """
-            DECLARE rebuild_push_open_rows NO SCROLL CURSOR FOR
-            SELECT app_id, p, i, pl, nullif(at_text, '')::timestamptz AS first_open_at,
-                extract(epoch FROM nullif(at_text, '')::timestamptz - nullif(dl_text, '')::timestamptz) AS seconds,
-                opens
-            FROM rebuild_push_opens WHERE first
-            """)
-        let fetch: @Sendable () async throws -> [String] = {
-            try await reader.query("FETCH 20000 FROM rebuild_push_open_rows").map { row in
-                PGCopy.line([
-                    row["app_id"], row["p"], row["i"], row["pl"], row["first_open_at"], row["seconds"], row["opens"],
-                ])
-            }
-        }
-        let copy = PGQuery(
-            unsafeSQL: """
-                COPY \(schema).push_opens
-                    (app_id, push_id, installation_id, platform, first_open_at, seconds_to_open, opens) FROM STDIN
-                """)
-        try await readingAhead(fetch) { lines in try await conn.copyIn(copy, lines: lines) }
+        // The rows of `push_opens` travel from the reader's COPY to the writer's, never decoded on the way.
+        try await conn.copyIn(
+            PGQuery(
+                unsafeSQL: """
+                    COPY \(schema).push_opens
+                        (app_id, push_id, installation_id, platform, first_open_at, seconds_to_open, opens) FROM STDIN
+                    """),
+            from: reader,
+            PGQuery(
+                unsafeSQL: """
+                    COPY (SELECT app_id, p, i, pl, nullif(at_text, '')::timestamptz,
+                              extract(epoch FROM nullif(at_text, '')::timestamptz - nullif(dl_text, '')::timestamptz),
+                              opens
+                          FROM rebuild_push_opens WHERE first) TO STDOUT
+                    """))
 
         let pushes = try await reader.query(
             """

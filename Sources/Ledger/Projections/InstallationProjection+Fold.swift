@@ -29,34 +29,48 @@ extension InstallationProjection: LogFoldingProjection {
         // a nested loop is quadratic and a merge join sorts the whole log. Only for this statement: the others
         // find rare events by index, through nested loops. (A failure rolls the settings back with the rest.)
         try await conn.execute(unsafeScript: "SET LOCAL enable_nestloop = off; SET LOCAL enable_mergejoin = off")
+        // Each field is read from an event once, in a subquery kept apart by OFFSET 0 (PostgreSQL would otherwise
+        // copy the expressions into every place that uses them): the touches' sort then carries a few narrow columns
+        // instead of each event's whole data (it stays in memory), and a creation's `updatedAt`, nearly always its
+        // `createdAt`, is parsed only when it differs. At 8M creations and 1.6M touches: 43 s instead of 48.
         try await conn.query(
             """
             WITH later AS MATERIALIZED (
-                SELECT app_id, data ->> 'objectId' AS object_id,
-                    bool_and(type = ANY(\(touchTypes)::text[])) AND min(version) > 1 AS touched_after_creation,
+                SELECT app_id, object_id, bool_and(touch) AND min(version) > 1 AS touched_after_creation,
                     max(version) AS version,
-                    (array_agg(CASE WHEN type = \(InstallationEvent.badgeReset) THEN '0'::jsonb ELSE data -> 'badge' END
-                               ORDER BY version DESC)
-                        FILTER (WHERE type = \(InstallationEvent.badgeReset)
-                                   OR coalesce(data -> 'badge', 'null'::jsonb) <> 'null'::jsonb))[1] AS badge,
-                    (array_agg((data ->> 'updatedAt')::timestamptz ORDER BY version DESC)
-                        FILTER (WHERE type = ANY(\(touchTypes)::text[]) AND data ->> 'updatedAt' IS NOT NULL))[1]
-                        AS updated_at
-                FROM events
-                WHERE app_id = ANY(\(apps)::text[]) AND type = ANY(\(laterTypes)::text[])
-                  AND jsonb_typeof(data -> 'objectId') = 'string'
-                GROUP BY app_id, data ->> 'objectId'),
+                    (array_agg(badge ORDER BY version DESC) FILTER (WHERE badge IS NOT NULL))[1] AS badge,
+                    (array_agg(updated_at ORDER BY version DESC) FILTER (WHERE updated_at IS NOT NULL))[1] AS updated_at
+                FROM (SELECT app_id, data ->> 'objectId' AS object_id, version,
+                          type = ANY(\(touchTypes)::text[]) AS touch,
+                          CASE WHEN type = \(InstallationEvent.badgeReset) THEN '0'::jsonb
+                               WHEN coalesce(data -> 'badge', 'null'::jsonb) <> 'null'::jsonb THEN data -> 'badge' END
+                              AS badge,
+                          CASE WHEN type = ANY(\(touchTypes)::text[]) THEN (data ->> 'updatedAt')::timestamptz END
+                              AS updated_at
+                      FROM events
+                      WHERE app_id = ANY(\(apps)::text[]) AND type = ANY(\(laterTypes)::text[])
+                        AND jsonb_typeof(data -> 'objectId') = 'string'
+                      OFFSET 0) t
+                GROUP BY app_id, object_id),
             created AS (
                 INSERT INTO \(unsafeRaw: schema).installations (app_id, object_id, data, created_at, updated_at, version)
-                SELECT e.app_id, e.data ->> 'objectId',
-                    CASE WHEN l.badge IS NULL THEN coalesce(e.data -> 'fields', '{}'::jsonb)
-                         ELSE jsonb_set(coalesce(e.data -> 'fields', '{}'::jsonb), '{badge}', l.badge) END,
-                    (e.data ->> 'createdAt')::timestamptz,
-                    coalesce(l.updated_at, (e.data ->> 'updatedAt')::timestamptz), coalesce(l.version, e.version)
-                FROM events e LEFT JOIN later l ON l.app_id = e.app_id AND l.object_id = e.data ->> 'objectId'
-                WHERE e.app_id = ANY(\(apps)::text[]) AND e.type = \(InstallationEvent.created)
-                  AND jsonb_typeof(e.data -> 'objectId') = 'string'
-                  AND (l.object_id IS NULL OR l.touched_after_creation))
+                SELECT e.app_id, e.object_id,
+                    CASE WHEN l.badge IS NULL THEN coalesce(e.fields, '{}'::jsonb)
+                         ELSE jsonb_set(coalesce(e.fields, '{}'::jsonb), '{badge}', l.badge) END,
+                    e.created_at,
+                    coalesce(l.updated_at, CASE WHEN e.unchanged THEN e.created_at ELSE e.updated_text::timestamptz END),
+                    coalesce(l.version, e.version)
+                FROM (SELECT app_id, object_id, fields, created_text::timestamptz AS created_at,
+                          updated_text = created_text AS unchanged, updated_text, version
+                      FROM (SELECT app_id, data ->> 'objectId' AS object_id, data -> 'fields' AS fields,
+                                data ->> 'createdAt' AS created_text, data ->> 'updatedAt' AS updated_text, version
+                            FROM events
+                            WHERE app_id = ANY(\(apps)::text[]) AND type = \(InstallationEvent.created)
+                              AND jsonb_typeof(data -> 'objectId') = 'string'
+                            OFFSET 0) r
+                      OFFSET 0) e
+                LEFT JOIN later l ON l.app_id = e.app_id AND l.object_id = e.object_id
+                WHERE l.object_id IS NULL OR l.touched_after_creation)
             INSERT INTO \(unsafeRaw: schema).installations (app_id, object_id, data, created_at, updated_at, version)
             SELECT app_id, object_id, (s).data, (s).created_at, (s).updated_at, (s).version
             FROM (SELECT e.app_id, e.data ->> 'objectId' AS object_id,

@@ -9,6 +9,9 @@ public protocol LogSummarizingProjection: Projection {
     /// The events summarised. The page pass skips them for every projection, so every per-event projection that
     /// handles their type must summarise the same events (`Rebuilder` checks).
     var summarizedEvents: SummarizedEvents { get }
+    /// This projection's tables that only the summarised events write: in a rebuild the page pass never touches
+    /// them, so, like the tables a fold fills, they are loaded without any index and their indexes made after.
+    var summaryTables: [String] { get }
     /// Computes the summary of every summarised event `reader`'s transaction sees, into temporary tables of that
     /// transaction. `apps` are all the apps with events (`EventStore.appIds`).
     func summarize(apps: [String], on reader: PGConnection) async throws

@@ -7,6 +7,8 @@ import PushCore
 /// them one by one leaves (a row purged meanwhile is gone either way).
 extension NotificationProjection: LogSummarizingProjection {
     public var summarizedEvents: SummarizedEvents { .pushOpens }
+    /// The counts go into rows that other events write too.
+    public var summaryTables: [String] { [] }
 
     public func summarize(apps: [String], on reader: PGConnection) async throws {
         try await reader.query(

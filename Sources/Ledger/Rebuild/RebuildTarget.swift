@@ -1,9 +1,9 @@
 import Postgres
 
-/// Where a rebuild writes, prepared before the first event and finished after the last. Tables that a fold
-/// fills (`LogFoldingProjection`) are loaded with no index at all; the others keep their unique indexes, which
-/// their projections' upserts and keyed updates need, and lose the rest until the load is done (one sort each
-/// instead of a million insertions into a GIN index).
+/// Where a rebuild writes, prepared before the first event and finished after the last. Tables that only a fold
+/// (`LogFoldingProjection`) or a summary (`LogSummarizingProjection.summaryTables`) fills are loaded with no index
+/// at all; the others keep their unique indexes, which their projections' upserts and keyed updates need, and lose
+/// the rest until the load is done (one sort each instead of a million insertions into a GIN index).
 struct RebuildTarget {
     let schema: String
     /// Statements that make the dropped indexes and constraints again, run by `finish`.
@@ -12,7 +12,7 @@ struct RebuildTarget {
     /// Empty copies of the tables in the scratch schema, for `rebuild --verify` to compare with the live ones.
     /// Unlogged: they are dropped before the commit, so writing them to the WAL would be wasted.
     static func scratch(
-        _ schema: String, tables: [String], folded: Set<String>, on conn: PGConnection
+        _ schema: String, tables: [String], unindexed: Set<String>, on conn: PGConnection
     ) async throws -> RebuildTarget {
         try await conn.execute(unsafeScript: "DROP SCHEMA IF EXISTS \(schema) CASCADE; CREATE SCHEMA \(schema)")
         for table in tables {
@@ -21,7 +21,7 @@ struct RebuildTarget {
                     CREATE UNLOGGED TABLE \(schema).\(table) (LIKE public.\(table)
                         INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING CONSTRAINTS INCLUDING IDENTITY)
                     """)
-            if folded.contains(table) { continue }
+            if unindexed.contains(table) { continue }
             for index in try await indexes(of: table, on: conn) where index.unique {
                 try await conn.execute(
                     unsafeScript: index.definition.replacingOccurrences(
@@ -35,11 +35,11 @@ struct RebuildTarget {
     /// and again into the table. The caller has locked them (`lock`); a failure rolls everything back.
     /// (TRUNCATE's one caveat: a REPEATABLE READ transaction that began before the commit and first reads the
     /// table after it sees it empty.)
-    static func live(tables: [String], folded: Set<String>, on conn: PGConnection) async throws -> RebuildTarget {
+    static func live(tables: [String], unindexed: Set<String>, on conn: PGConnection) async throws -> RebuildTarget {
         var afterLoad: [String] = []
         for table in tables {
-            for index in try await indexes(of: table, on: conn) where index.constraint == nil || folded.contains(table)
-            {
+            for index in try await indexes(of: table, on: conn)
+            where index.constraint == nil || unindexed.contains(table) {
                 if let constraint = index.constraint {
                     try await conn.execute(
                         unsafeScript: "ALTER TABLE public.\(table) DROP CONSTRAINT \"\(constraint)\"")

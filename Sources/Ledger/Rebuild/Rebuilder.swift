@@ -90,7 +90,8 @@ public struct Rebuilder: Sendable {
                     "\(projection.name) handles \(events.type) but does not summarise what the rebuild skips")
             }
         }
-        let folded = Set(folding.flatMap(\.tables))
+        // Tables only folds or summaries write: loaded without indexes.
+        let unindexed = Set(folding.flatMap(\.tables) + summarizing.flatMap(\.summaryTables))
         // Events only folds read stay in PostgreSQL; the page pass reads the others.
         let foldedOnly = Set(folding.flatMap(\.eventTypes)).filter { t in !perEvent.contains { $0.handles(t) } }
             .sorted()
@@ -120,8 +121,8 @@ public struct Rebuilder: Sendable {
             progress?(done, total)
             let target =
                 verify
-                ? try await RebuildTarget.scratch(Self.schema, tables: tables, folded: folded, on: conn)
-                : try await RebuildTarget.live(tables: tables, folded: folded, on: conn)
+                ? try await RebuildTarget.scratch(Self.schema, tables: tables, unindexed: unindexed, on: conn)
+                : try await RebuildTarget.live(tables: tables, unindexed: unindexed, on: conn)
             let apps = try await store.appIds(on: conn)
             endPhase("prepare")
             // The folds run while the scan reads (sorts) the log for its first page and a third connection summarises
