@@ -224,4 +224,42 @@ struct LogScanTests {
         #expect(read[1].data == written[1].data)
         #expect(read[2].data == written[2].data)
     }
+
+    /// `meanwhile` (a rebuild's folds) runs its statements inline on the writing connection's thread; the first
+    /// page must be read beside them, not after. Here `meanwhile`'s one statement waits (up to 10 s) for the
+    /// reader's `FETCH` to show in `pg_stat_activity`, and fails if it never does: a fetch that inherited the
+    /// writing connection's executor would only start once the statement ended.
+    @Test("the first page is read while meanwhile's statement runs on the writing connection")
+    func firstPageIsReadBesideMeanwhile() async throws {
+        let db = try await TestDatabase.make()
+        try await LogFoldTests.append(
+            [
+                ProjectedEvent(
+                    appId: "scan", stream: "push:p1", version: 1, type: PushEvent.completed, data: ["objectId": "p1"])
+            ], to: db)
+        var read = 0
+        try await db.ledger.pool.withTransaction(isolation: .repeatableRead) { conn in
+            try await db.ledger.events.forEachPage(
+                skipping: [], pageSize: 10, sharingSnapshotOf: conn,
+                meanwhile: {
+                    try await conn.execute(
+                        unsafeScript: """
+                            DO $$ BEGIN
+                                FOR i IN 1..1000 LOOP
+                                    -- pg_stat_activity is read once per transaction unless cleared.
+                                    PERFORM pg_stat_clear_snapshot();
+                                    PERFORM 1 FROM pg_stat_activity
+                                    WHERE pid <> pg_backend_pid() AND datname = current_database()
+                                      AND query LIKE 'FETCH % FROM log_scan';
+                                    IF FOUND THEN RETURN; END IF;
+                                    PERFORM pg_sleep(0.01);
+                                END LOOP;
+                                RAISE EXCEPTION 'the first page was not read while meanwhile ran';
+                            END $$
+                            """)
+                }
+            ) { read += $0.count }
+        }
+        #expect(read == 1)
+    }
 }

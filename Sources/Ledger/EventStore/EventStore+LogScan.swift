@@ -44,17 +44,20 @@ extension EventStore {
                         version: try $0.int("version"), type: try $0.string("type"), data: try $0.json("data"))
                 }
             }
-            try await readingAhead(fetch, meanwhile: meanwhile) { page in
-                // On `conn`'s executor: no thread hop per statement, and not on the reader's serial one, so the
-                // next page is decoded while this one is applied.
-                try await conn.withOwnExecutor { try await body(page) }
-            }
+            // `meanwhile` and `body` run on `conn`'s executor (no thread hop per statement); the reads, in tasks on
+            // the global executor, go on beside them, and the next page is decoded while this one is applied.
+            try await readingAhead(fetch, meanwhile: meanwhile, body)
         }
     }
 
-    /// Runs `body` on another connection of the pool, in a REPEATABLE READ transaction sharing `conn`'s snapshot:
+    /// Runs `body` with another connection of the pool, in a REPEATABLE READ transaction sharing `conn`'s snapshot:
     /// it reads what `conn`'s transaction reads, beside it. Sorts and hashes get 256 MB before they spill to disk
     /// (the log scan's sort holds every page's data).
+    ///
+    /// `body` runs on `conn`'s executor, as its caller did, not on the reader's: a statement runs inline on the
+    /// thread of the executor it is called from, so work meant to go on beside a long statement must run where
+    /// that statement does not. Work on the reader beside `conn`'s statements belongs in a child task that prefers
+    /// another executor (`globalConcurrentExecutor`): one that inherits `conn`'s waits for `conn`'s statements.
     public func withSnapshotReader<T: Sendable>(
         sharing conn: PGConnection, _ body: (PGConnection) async throws -> T
     ) async throws -> T {
@@ -63,7 +66,7 @@ extension EventStore {
             try await reader.transaction(isolation: .repeatableRead) { reader in
                 try await reader.execute(
                     unsafeScript: "SET TRANSACTION SNAPSHOT '\(snapshot)'; SET LOCAL work_mem = '256MB'")
-                return try await body(reader)
+                return try await conn.withOwnExecutor { try await body(reader) }
             }
         }
     }

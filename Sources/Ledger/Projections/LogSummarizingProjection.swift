@@ -26,6 +26,7 @@ public struct SummarizedEvents: Sendable, Equatable {
     /// SQL on a row of `events` (its `data`); NULL counts as false.
     public let condition: String
 
-    /// The events of a row of `events` this picks, as SQL: true or false, never NULL.
-    public var sql: PGQuery { "coalesce(type = \(type) AND (\(unsafeRaw: condition)), false)" }
+    /// The events of a row of `events` this picks, as SQL: true or false, never NULL (`type` never is). The type is
+    /// compared outside the `coalesce`, where the planner can find the events by their type's index.
+    public var sql: PGQuery { "(type = \(type) AND coalesce((\(unsafeRaw: condition)), false))" }
 }

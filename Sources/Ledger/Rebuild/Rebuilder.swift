@@ -128,26 +128,30 @@ public struct Rebuilder: Sendable {
             // The folds run while the scan reads (sorts) the log for its first page and a third connection summarises
             // what it can, on the other core; the summaries are written after the page pass.
             try await store.withSnapshotReader(sharing: conn) { summaryReader in
-                async let summaries: Void = {
-                    for projection in summarizing { try await projection.summarize(apps: apps, on: summaryReader) }
-                }()
-                try await store.forEachPage(
-                    skipping: foldedOnly, excluding: summarized.map(\.sql), pageSize: batchSize,
-                    sharingSnapshotOf: conn,
-                    meanwhile: {
-                        for projection in folding {
-                            try await projection.fold(into: target.schema, apps: apps, on: conn)
-                        }
-                        done = total - (try counts[0].int("paged"))
-                        progress?(done, total)
-                        endPhase("folds")
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    // On the global executor: a child task inheriting `conn`'s would wait for the folds, which run
+                    // inline on it.
+                    group.addTask(executorPreference: globalConcurrentExecutor) {
+                        for projection in summarizing { try await projection.summarize(apps: apps, on: summaryReader) }
                     }
-                ) { events in
-                    try await apply(events, through: perEvent, into: target.schema, on: conn)
-                    done += events.count
-                    progress?(done, total)
+                    try await store.forEachPage(
+                        skipping: foldedOnly, excluding: summarized.map(\.sql), pageSize: batchSize,
+                        sharingSnapshotOf: conn,
+                        meanwhile: {
+                            for projection in folding {
+                                try await projection.fold(into: target.schema, apps: apps, on: conn)
+                            }
+                            done = total - (try counts[0].int("paged"))
+                            progress?(done, total)
+                            endPhase("folds")
+                        }
+                    ) { events in
+                        try await apply(events, through: perEvent, into: target.schema, on: conn)
+                        done += events.count
+                        progress?(done, total)
+                    }
+                    try await group.waitForAll()
                 }
-                try await summaries
                 endPhase("pages")
                 for projection in summarizing {
                     try await projection.writeSummary(from: summaryReader, into: target.schema, on: conn)
