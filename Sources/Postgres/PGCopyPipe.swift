@@ -5,8 +5,8 @@ import Foundation
 /// writer waits while none do. Bounded, so a slow writer holds the reader back instead of filling memory.
 final class PGCopyPipe: @unchecked Sendable {
     private let condition = NSCondition()
+    /// At most `limit / chunkSize` of them, so taking from the front costs nothing worth an index.
     private var chunks: [[UInt8]] = []
-    private var next = 0
     private var gathering: [UInt8] = []
     private var waiting = 0
     private var ended = false
@@ -42,15 +42,9 @@ final class PGCopyPipe: @unchecked Sendable {
     func take() -> [UInt8]? {
         condition.lock()
         defer { condition.unlock() }
-        while next == chunks.count && !ended { condition.wait() }
-        guard next < chunks.count else { return nil }
-        let chunk = chunks[next]
-        chunks[next] = []
-        next += 1
-        if next == chunks.count {
-            chunks.removeAll(keepingCapacity: true)
-            next = 0
-        }
+        while chunks.isEmpty && !ended { condition.wait() }
+        guard !chunks.isEmpty else { return nil }
+        let chunk = chunks.removeFirst()
         waiting -= chunk.count
         condition.broadcast()
         return chunk
@@ -61,7 +55,6 @@ final class PGCopyPipe: @unchecked Sendable {
         condition.lock()
         abandoned = true
         chunks.removeAll()
-        next = 0
         waiting = 0
         condition.broadcast()
         condition.unlock()

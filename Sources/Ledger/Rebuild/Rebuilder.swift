@@ -7,9 +7,9 @@ import PushCore
 /// that can (`LogFoldingProjection`: installations, objects) are folded from the whole log by set-based
 /// statements inside PostgreSQL; the events the others handle are read in log order, a page at a time, through
 /// their `applyAll`, except those the `LogSummarizingProjection`s summarise meanwhile on a connection of their
-/// own (push opens), whose summaries are written after the pages. With `verify`, everything goes into a scratch schema and is compared with the live tables
-/// row for row at the same snapshot, each difference reported; otherwise the live tables are locked, emptied
-/// and written directly.
+/// own (push opens), whose summaries are written after the pages. With `verify`, everything goes into a scratch
+/// schema and is compared with the live tables row for row at the same snapshot, each difference reported;
+/// otherwise the live tables are locked, emptied and written directly.
 public struct Rebuilder: Sendable {
     public struct TableDifference: Sendable, CustomStringConvertible {
         public let table: String
