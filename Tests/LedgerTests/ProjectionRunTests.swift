@@ -7,14 +7,18 @@ import Testing
 
 /// `applyAll` must be `apply` event by event, only with fewer statements: rebuild and group commit rely on it.
 /// A seeded random stream of creates, updates, opens (with and without a push, repeated, around local
-/// midnight in a non-UTC zone), badge resets and increments and deletes is applied both ways into two
-/// scratch schemas, and every table of the three projections must come out identical.
+/// midnight in a non-UTC zone), badge resets and increments, deletes, and runs of targeted pages and delivered
+/// batches of three pushes is applied both ways into two scratch schemas, and every table of the four
+/// projections must come out identical.
 @Suite("Projections: set-based runs equal one event at a time", .enabled(if: TestDatabase.isAvailable))
 struct ProjectionRunTests {
     static let tables = [
         "apps", "installations", "invalid_tokens", "notifications", "push_stats", "push_opens", "daily_opens",
+        "daily_usage",
     ]
-    let projections: [any Projection] = [InstallationProjection(), NotificationProjection(), PushStatsProjection()]
+    let projections: [any Projection] = [
+        InstallationProjection(), NotificationProjection(), PushStatsProjection(), UsageProjection(),
+    ]
 
     func stream(seed: UInt64, appId: String) -> [ProjectedEvent] {
         var rng = SeededRandom(seed: seed)
@@ -29,9 +33,53 @@ struct ProjectionRunTests {
                 ProjectedEvent(
                     appId: appId, stream: InstallationEvent.stream(id), version: versions[id]!, type: type, data: data))
         }
+        func push(_ n: Int, _ type: String) {
+            let push = "push\(rng.next() % 3)"
+            let stream = PushEvent.stream(push)
+            versions[stream, default: 0] += 1
+            let batch = Int64(versions[stream]!)
+            let count = Int64(1 + rng.next() % 5)
+            let data: JSON
+            if type == PushEvent.targeted {
+                // As the fan-out writes them, or as the rebuild's scan sends them (their number).
+                let targets = (0..<count).map {
+                    PushTarget(objectId: "i\($0)", deviceType: "ios", token: "tok-i\($0)", profile: nil, badge: nil)
+                }
+                data =
+                    rng.next() % 2 == 0
+                    ? PushTargeted(objectId: push, batch: batch, targets: targets, at: at(n)).json
+                    : [
+                        "objectId": .string(push), "batch": .int(batch), "at": .string(at(n)),
+                        PushTargeted.targetCountKey: .int(count),
+                    ]
+            } else {
+                let errors = Int64(rng.next() % UInt64(count + 1))
+                let queued = rng.next() % 3 == 0 ? Int64(rng.next() % UInt64(count - errors + 1)) : 0
+                let successes = count - errors - queued
+                let ios = Int64(rng.next() % UInt64(successes + 1))
+                let windows = Int64(rng.next() % UInt64(successes - ios + 1))
+                let reason = ["BadDeviceToken", "Unregistered", "Timeout"][Int(rng.next() % 3)]
+                data =
+                    BatchDelivered(
+                        objectId: push, batch: batch, at: at(n), successes: successes, iosSuccesses: ios,
+                        androidSuccesses: successes - ios - windows, windowsSuccesses: windows, errors: errors,
+                        invalidTokens: reason == "Unregistered" ? errors : 0,
+                        reasons: errors > 0 ? [reason: errors] : [:],
+                        failures: [:], queued: queued > 0 ? queued : nil
+                    ).json
+            }
+            events.append(
+                ProjectedEvent(appId: appId, stream: stream, version: versions[stream]!, type: type, data: data))
+        }
         for n in 0..<400 {
             let id = "i\(rng.next() % 12)"
             let t = at(n)
+            // Runs of one to four targeted pages or delivered batches, of any of the pushes.
+            if rng.next() % 6 == 0 {
+                let type = rng.next() % 2 == 0 ? PushEvent.targeted : PushEvent.batchDelivered
+                for _ in 0...(rng.next() % 4) { push(n, type) }
+                continue
+            }
             // A log creates an installation only when it does not exist and deletes it only when it does.
             var pick = rng.next() % 10
             if pick < 2 && live.contains(id) { pick = 2 }
@@ -69,7 +117,7 @@ struct ProjectionRunTests {
         return events
     }
 
-    @Test("installations, notifications and open statistics: applyAll = apply, event by event")
+    @Test("installations, notifications, open statistics and usage: applyAll = apply, event by event")
     func setBasedRunsEqualSingleEvents() async throws {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "runs", appId: "projruns")
@@ -119,6 +167,9 @@ struct ProjectionRunTests {
             }
             let opens = try await conn.query("SELECT count(*) AS n FROM one_by_one.push_opens")[0].int("n")
             #expect(opens > 5, "the stream should open pushes")
+            let counted = try await conn.query(
+                "SELECT sum(devices) AS d, sum(successes) AS s FROM one_by_one.daily_usage")[0]
+            #expect(try counted.int("d") > 0 && counted.int("s") > 0, "the stream should target and deliver")
             try await conn.execute(unsafeScript: "DROP SCHEMA one_by_one CASCADE; DROP SCHEMA set_based CASCADE")
             return differences
         }

@@ -6,7 +6,7 @@ import PushCore
 /// (iOS and Android), updated (channels, custom fields, a token registered again, unsets), badge resets and
 /// increments, app and push opens (also of removed installations), deletes, invalidations and expiries;
 /// objects of two classes created, updated (new fields fixing their types) and deleted; pushes requested,
-/// targeted, delivered and completed; and the app's time zone changed along the way, across local midnights.
+/// targeted, delivered and (all but one) completed; and the app's time zone changed along the way, across local midnights.
 /// Every sequence is one the real commands could write: a token is held by one live installation at a time.
 struct RandomHistory {
     private var rng: SeededRandom
@@ -69,7 +69,10 @@ struct RandomHistory {
                 "objectId": "i-invalid", "token": "tok-invalid", "reason": "Unregistered", "since": .string(at()),
                 "at": .string(at()),
             ])
-        for push in pushes {
+        // The last push is still being sent: its record keeps the `updated_at` of its last batch, the later of
+        // two in one run.
+        deliver(only: pushes.last!)
+        for push in pushes.dropLast() {
             append(PushEvent.stream(push), PushEvent.completed, ["objectId": .string(push), "at": .string(at())])
         }
         return events
@@ -226,29 +229,46 @@ struct RandomHistory {
         }
     }
 
-    /// One batch of a push: up to four live installations targeted, then delivered (some failing).
-    private mutating func deliver() {
-        let push = pushes[next(pushes.count)]
-        let ids = Array(live.keys.sorted().shuffled(using: &rng).prefix(1 + next(4)))
-        guard !ids.isEmpty else { return }
-        let batch = Int64(versions[PushEvent.stream(push), default: 0])
-        let targets = ids.map {
-            PushTarget(objectId: $0, deviceType: "ios", token: live[$0]!, profile: nil, badge: nil)
+    /// One to three batches of random pushes: each targets up to four live installations, and once all are
+    /// targeted they are delivered in a shuffled order (some targets failing with one of two reasons, some
+    /// succeeding on Windows, some queued for the own channel), as concurrent senders record them. Runs of
+    /// consecutive targeted pages and delivered batches, sometimes of one push, sometimes across a local
+    /// midnight, are what `applyAll` writes with one statement (`PushCounterRun`).
+    /// - Parameter only: the push all batches are of, and then there are two (else each is of a random push).
+    private mutating func deliver(only: String? = nil) {
+        var batches: [(push: String, batch: Int64, count: Int64)] = []
+        for _ in 0...(only == nil ? next(3) : 1) {
+            let push = only ?? pushes[next(pushes.count)]
+            let ids = Array(live.keys.sorted().shuffled(using: &rng).prefix(1 + next(4)))
+            guard !ids.isEmpty else { return }
+            let batch = Int64(versions[PushEvent.stream(push), default: 0])
+            let targets = ids.map {
+                PushTarget(objectId: $0, deviceType: "ios", token: live[$0]!, profile: nil, badge: nil)
+            }
+            append(
+                PushEvent.stream(push), PushEvent.targeted,
+                PushTargeted(objectId: push, batch: batch, targets: targets, at: at()).json)
+            batches.append((push, batch, Int64(ids.count)))
+            tick += next(2)
         }
-        append(
-            PushEvent.stream(push), PushEvent.targeted,
-            PushTargeted(objectId: push, batch: batch, targets: targets, at: at()).json)
-        let errors = Int64(next(2))
-        let successes = Int64(ids.count) - errors
-        let ios = Int64(next(Int(successes) + 1))
-        append(
-            PushEvent.stream(push), PushEvent.batchDelivered,
-            BatchDelivered(
-                objectId: push, batch: batch, at: at(), successes: successes, iosSuccesses: ios,
-                androidSuccesses: successes - ios, errors: errors, invalidTokens: 0,
-                reasons: errors > 0 ? ["BadDeviceToken": errors] : [:], failures: [:]
-            ).json)
-        delivered[push] = tick
+        for (push, batch, count) in batches.shuffled(using: &rng) {
+            let errors = Int64(next(Int(count) + 1))
+            let queued = next(4) == 0 ? Int64(next(Int(count - errors) + 1)) : 0
+            let successes = count - errors - queued
+            let ios = Int64(next(Int(successes) + 1))
+            let windows = Int64(next(Int(successes - ios) + 1))
+            let reason = next(2) == 0 ? "BadDeviceToken" : "Unregistered"
+            append(
+                PushEvent.stream(push), PushEvent.batchDelivered,
+                BatchDelivered(
+                    objectId: push, batch: batch, at: at(), successes: successes, iosSuccesses: ios,
+                    androidSuccesses: successes - ios - windows, windowsSuccesses: windows, errors: errors,
+                    invalidTokens: reason == "Unregistered" ? errors : 0,
+                    reasons: errors > 0 ? [reason: errors] : [:], failures: [:], queued: queued > 0 ? queued : nil
+                ).json)
+            delivered[push] = tick
+            tick += 1
+        }
     }
 
     /// A new zone, or now and then none (the setting removed: UTC again).

@@ -125,12 +125,19 @@ public struct NotificationProjection: Projection {
     }
 
     /// Runs of app opens naming their push (a rebuild's page, a group-committed batch of opens) add their
-    /// counts per push in one statement; everything else goes through `apply`.
+    /// counts per push in one statement, and so do runs of targeted pages and of delivered batches
+    /// (`PushCounterRun`); everything else goes through `apply`.
     public func applyAll(_ events: [ProjectedEvent], on conn: PGConnection, schema: String) async throws {
         try await applyRuns(
             events, on: conn, schema: schema,
-            kind: { $0.type == InstallationEvent.opened && $0.data["pushId"]?.stringValue != nil ? true : nil }
-        ) { _, run in
+            kind: { event in
+                guard event.type == InstallationEvent.opened else { return PushCounterRun.kind(event) }
+                return event.data["pushId"]?.stringValue != nil ? event.type : nil
+            }
+        ) { kind, run in
+            guard kind == InstallationEvent.opened else {
+                return PushCounterRun(run).map { counted($0, delivered: kind == PushEvent.batchDelivered, schema) }
+            }
             let pushIds = run.map { $0.data["pushId"]?.stringValue ?? "" }
             return .reusingPlan(
                 """
@@ -139,5 +146,29 @@ public struct NotificationProjection: Projection {
                 WHERE n.app_id = \(run[0].appId) AND n.object_id = c.p
                 """)
         }
+    }
+
+    /// `apply` of a run of targeted pages (the devices counted, the push in the queue) or of delivered batches
+    /// (successes per platform, errors by reason, dead tokens, messages queued for the own channel).
+    private func counted(_ run: PushCounterRun, delivered: Bool, _ schema: String) -> PGQuery {
+        let counts: PGQuery =
+            delivered
+            ? """
+            successes = n.successes + c.successes, errors = n.errors + c.errors,
+                error_reasons = coalesce((
+                    SELECT jsonb_object_agg(k, coalesce((n.error_reasons ->> k)::bigint, 0)
+                                               + coalesce((c.reasons ->> k)::bigint, 0))
+                    FROM jsonb_object_keys(n.error_reasons || c.reasons) AS k), '{}'),
+                invalid_tokens = n.invalid_tokens + c.invalid, ios_successes = n.ios_successes + c.ios,
+                android_successes = n.android_successes + c.android,
+                windows_successes = n.windows_successes + c.windows, channel_pending = n.channel_pending + c.queued
+            """
+            : "devices = n.devices + c.devices, status = \(PushEvent.Status.inQueue)"
+        return .reusingPlan(
+            """
+            WITH e AS (\(run.rows)), c AS (\(unsafeRaw: PushCounterRun.perPush))
+            UPDATE \(unsafeRaw: schema).notifications n SET \(counts), updated_at = c.at
+            FROM c WHERE n.app_id = \(run.appId) AND n.object_id = c.p
+            """)
     }
 }

@@ -69,4 +69,23 @@ public struct UsageProjection: Projection {
             break
         }
     }
+
+    /// Runs of targeted pages and of delivered batches add their devices or successes per local day in one
+    /// statement (`PushCounterRun`); everything else goes through `apply`.
+    public func applyAll(_ events: [ProjectedEvent], on conn: PGConnection, schema: String) async throws {
+        try await applyRuns(events, on: conn, schema: schema, kind: PushCounterRun.kind) { kind, events in
+            guard let run = PushCounterRun(events) else { return nil }
+            let column = kind == PushEvent.targeted ? "devices" : "successes"
+            return .reusingPlan(
+                """
+                WITH e AS (\(run.rows))
+                INSERT INTO \(unsafeRaw: schema).daily_usage (app_id, day, \(unsafeRaw: column))
+                SELECT \(run.appId), (at AT TIME ZONE \(LocalTime.zone(appId: run.appId, schema: schema)))::date,
+                    sum(\(unsafeRaw: column))
+                FROM e GROUP BY 2
+                ON CONFLICT (app_id, day) DO UPDATE
+                    SET \(unsafeRaw: column) = daily_usage.\(unsafeRaw: column) + excluded.\(unsafeRaw: column)
+                """)
+        }
+    }
 }
