@@ -61,6 +61,11 @@ FRAGMENTS = {
     "forgiveToken(d[\"set\"], event: event, schema: schema)": "DELETE FROM public.invalid_tokens "
     "WHERE app_id = $ AND token = ANY($::text[]) AND invalid_since < $::timestamptz",
     "FanOutStore.workFinished": "TRUE",
+    # PushCounterRun.rows: a run of push events as rows (no table).
+    "run.rows": "SELECT p, nullif(at, '')::timestamptz AS at, devices, successes, ios, android, windows, errors, "
+    "invalid, queued, reasons, ord FROM unnest($::text[], $::text[], $::bigint[], $::bigint[], $::bigint[], "
+    "$::bigint[], $::bigint[], $::bigint[], $::bigint[], $::bigint[], $::jsonb[]) WITH ORDINALITY AS e(p, at, "
+    "devices, successes, ios, android, windows, errors, invalid, queued, reasons, ord)",
 }
 
 SQL_START = re.compile(r"^(?:\s|--[^\n]*\n)*(SELECT|INSERT|UPDATE|DELETE|WITH)\b", re.I)

@@ -154,32 +154,31 @@ public struct PushStatsProjection: Projection {
     /// `apply` of a run of targeted pages (devices) or of delivered batches (successes per platform, also on
     /// their local days, and errors).
     private func counted(_ run: PushCounterRun, delivered: Bool, _ schema: String) -> PGQuery {
-        let head: PGQuery = "WITH e AS (\(run.rows)), c AS (\(unsafeRaw: PushCounterRun.perPush))"
         guard delivered else {
             return .reusingPlan(
-                head
-                    + """
-                     UPDATE \(unsafeRaw: schema).push_stats s SET devices = s.devices + c.devices
-                    FROM c WHERE s.app_id = \(run.appId) AND s.push_id = c.p
-                    """)
+                """
+                WITH e AS (\(run.rows)), c AS (\(unsafeRaw: PushCounterRun.perPush))
+                UPDATE \(unsafeRaw: schema).push_stats s SET devices = s.devices + c.devices
+                FROM c WHERE s.app_id = \(run.appId) AND s.push_id = c.p
+                """)
         }
         let zone = LocalTime.zone(appId: run.appId, schema: schema)
         return .reusingPlan(
-            head
-                + """
-                , counted AS (
-                    UPDATE \(unsafeRaw: schema).push_stats s SET successes = s.successes + c.successes,
-                        errors = s.errors + c.errors, ios_successes = s.ios_successes + c.ios,
-                        android_successes = s.android_successes + c.android,
-                        windows_successes = s.windows_successes + c.windows
-                    FROM c WHERE s.app_id = \(run.appId) AND s.push_id = c.p)
-                INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, successes)
-                SELECT \(run.appId), (e.at AT TIME ZONE \(zone))::date, v.platform, sum(v.n)
-                FROM e, LATERAL (VALUES (\(PushPlatform.ios.rawValue), e.ios), (\(PushPlatform.android.rawValue), e.android),
-                                        (\(PushPlatform.windows.rawValue), e.windows)) AS v(platform, n)
-                WHERE v.n > 0 GROUP BY 2, 3
-                ON CONFLICT (app_id, day, platform) DO UPDATE SET successes = daily_opens.successes + excluded.successes
-                """)
+            """
+            WITH e AS (\(run.rows)), c AS (\(unsafeRaw: PushCounterRun.perPush)),
+            counted AS (
+                UPDATE \(unsafeRaw: schema).push_stats s SET successes = s.successes + c.successes,
+                    errors = s.errors + c.errors, ios_successes = s.ios_successes + c.ios,
+                    android_successes = s.android_successes + c.android,
+                    windows_successes = s.windows_successes + c.windows
+                FROM c WHERE s.app_id = \(run.appId) AND s.push_id = c.p)
+            INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, successes)
+            SELECT \(run.appId), (e.at AT TIME ZONE \(zone))::date, v.platform, sum(v.n)
+            FROM e, LATERAL (VALUES (\(PushPlatform.ios.rawValue), e.ios), (\(PushPlatform.android.rawValue), e.android),
+                                    (\(PushPlatform.windows.rawValue), e.windows)) AS v(platform, n)
+            WHERE v.n > 0 GROUP BY 2, 3
+            ON CONFLICT (app_id, day, platform) DO UPDATE SET successes = daily_opens.successes + excluded.successes
+            """)
     }
 
     /// `applyOpen` for several push opens of one app at once. Applied in turn, the first open of a push on an

@@ -151,23 +151,28 @@ public struct NotificationProjection: Projection {
     /// `apply` of a run of targeted pages (the devices counted, the push in the queue) or of delivered batches
     /// (successes per platform, errors by reason, dead tokens, messages queued for the own channel).
     private func counted(_ run: PushCounterRun, delivered: Bool, _ schema: String) -> PGQuery {
-        let counts: PGQuery =
-            delivered
-            ? """
-            successes = n.successes + c.successes, errors = n.errors + c.errors,
+        guard delivered else {
+            return .reusingPlan(
+                """
+                WITH e AS (\(run.rows)), c AS (\(unsafeRaw: PushCounterRun.perPush))
+                UPDATE \(unsafeRaw: schema).notifications n SET devices = n.devices + c.devices,
+                    status = \(PushEvent.Status.inQueue), updated_at = c.at
+                FROM c WHERE n.app_id = \(run.appId) AND n.object_id = c.p
+                """)
+        }
+        return .reusingPlan(
+            """
+            WITH e AS (\(run.rows)), c AS (\(unsafeRaw: PushCounterRun.perPush))
+            UPDATE \(unsafeRaw: schema).notifications n SET successes = n.successes + c.successes,
+                errors = n.errors + c.errors,
                 error_reasons = coalesce((
                     SELECT jsonb_object_agg(k, coalesce((n.error_reasons ->> k)::bigint, 0)
                                                + coalesce((c.reasons ->> k)::bigint, 0))
                     FROM jsonb_object_keys(n.error_reasons || c.reasons) AS k), '{}'),
                 invalid_tokens = n.invalid_tokens + c.invalid, ios_successes = n.ios_successes + c.ios,
                 android_successes = n.android_successes + c.android,
-                windows_successes = n.windows_successes + c.windows, channel_pending = n.channel_pending + c.queued
-            """
-            : "devices = n.devices + c.devices, status = \(PushEvent.Status.inQueue)"
-        return .reusingPlan(
-            """
-            WITH e AS (\(run.rows)), c AS (\(unsafeRaw: PushCounterRun.perPush))
-            UPDATE \(unsafeRaw: schema).notifications n SET \(counts), updated_at = c.at
+                windows_successes = n.windows_successes + c.windows, channel_pending = n.channel_pending + c.queued,
+                updated_at = c.at
             FROM c WHERE n.app_id = \(run.appId) AND n.object_id = c.p
             """)
     }
