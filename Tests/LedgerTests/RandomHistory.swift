@@ -6,7 +6,8 @@ import PushCore
 /// (iOS and Android), updated (channels, custom fields, a token registered again, unsets), badge resets and
 /// increments, app and push opens (also of removed installations), deletes, invalidations and expiries;
 /// objects of two classes created, updated (new fields fixing their types) and deleted; pushes requested,
-/// targeted, delivered and (all but one) completed; and the app's time zone changed along the way, across local midnights.
+/// targeted, delivered and (all but one) completed; and the app's time zone changed along the way, across
+/// local midnights.
 /// Every sequence is one the real commands could write: a token is held by one live installation at a time.
 struct RandomHistory {
     private var rng: SeededRandom
