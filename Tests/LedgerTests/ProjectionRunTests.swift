@@ -53,19 +53,10 @@ struct ProjectionRunTests {
                         PushTargeted.targetCountKey: .int(count),
                     ]
             } else {
-                let errors = Int64(rng.next() % UInt64(count + 1))
-                let queued = rng.next() % 3 == 0 ? Int64(rng.next() % UInt64(count - errors + 1)) : 0
-                let successes = count - errors - queued
-                let ios = Int64(rng.next() % UInt64(successes + 1))
-                let windows = Int64(rng.next() % UInt64(successes - ios + 1))
-                let reason = ["BadDeviceToken", "Unregistered", "Timeout"][Int(rng.next() % 3)]
                 data =
-                    BatchDelivered(
-                        objectId: push, batch: batch, at: at(n), successes: successes, iosSuccesses: ios,
-                        androidSuccesses: successes - ios - windows, windowsSuccesses: windows, errors: errors,
-                        invalidTokens: reason == "Unregistered" ? errors : 0,
-                        reasons: errors > 0 ? [reason: errors] : [:],
-                        failures: [:], queued: queued > 0 ? queued : nil
+                    BatchDelivered.random(
+                        objectId: push, batch: batch, count: count, at: at(n),
+                        reasons: ["BadDeviceToken", "Unregistered", "Timeout"], using: &rng
                     ).json
             }
             events.append(

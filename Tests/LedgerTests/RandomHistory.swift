@@ -253,19 +253,11 @@ struct RandomHistory {
             tick += next(2)
         }
         for (push, batch, count) in batches.shuffled(using: &rng) {
-            let errors = Int64(next(Int(count) + 1))
-            let queued = next(4) == 0 ? Int64(next(Int(count - errors) + 1)) : 0
-            let successes = count - errors - queued
-            let ios = Int64(next(Int(successes) + 1))
-            let windows = Int64(next(Int(successes - ios) + 1))
-            let reason = next(2) == 0 ? "BadDeviceToken" : "Unregistered"
             append(
                 PushEvent.stream(push), PushEvent.batchDelivered,
-                BatchDelivered(
-                    objectId: push, batch: batch, at: at(), successes: successes, iosSuccesses: ios,
-                    androidSuccesses: successes - ios - windows, windowsSuccesses: windows, errors: errors,
-                    invalidTokens: reason == "Unregistered" ? errors : 0,
-                    reasons: errors > 0 ? [reason: errors] : [:], failures: [:], queued: queued > 0 ? queued : nil
+                BatchDelivered.random(
+                    objectId: push, batch: batch, count: count, at: at(),
+                    reasons: ["BadDeviceToken", "Unregistered"], using: &rng
                 ).json)
             delivered[push] = tick
             tick += 1
