@@ -173,7 +173,9 @@ let package = Package(
         .target(name: "HTTP2TestSupport", path: "Tests/HTTP2TestSupport"),
         .testTarget(
             name: "CurlTests",
-            dependencies: ["Curl", "HTTP2TestSupport", .product(name: "HTTPTypes", package: "swift-http-types")]),
+            dependencies: [
+                "Curl", "CCurl", "HTTP2TestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]),
         .testTarget(
             name: "DeliveryTests",
             dependencies: [

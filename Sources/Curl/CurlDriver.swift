@@ -42,6 +42,7 @@ final class CurlDriver: @unchecked Sendable {
     private var spareIncoming: [CurlJob] = []
     private var spareCancels: [CurlJob] = []
     private let watch = CurlCompletionWatch()
+    private let cork = CurlSocketCork()
     private var spareWatchEntries: [CurlCompletionWatch.Entry] = []
 
     init(configuration: CurlConfiguration, logger: Logger) throws(CurlError) {
@@ -148,7 +149,7 @@ final class CurlDriver: @unchecked Sendable {
         while true {
             let shuttingDown = drain()
             admit()
-            curl_multi_perform(multi, &stillRunning)
+            cork.coalescing { _ = curl_multi_perform(multi, &stillRunning) }
             collectCompleted()
             completeStalledTransfers()
             admit()
@@ -228,7 +229,7 @@ final class CurlDriver: @unchecked Sendable {
             if let reused = idle.popLast() {
                 transfer = reused
             } else {
-                transfer = try CurlTransfer(configuration: configuration, watch: watch)
+                transfer = try CurlTransfer(configuration: configuration, watch: watch, cork: cork)
                 transfers.append(transfer)
             }
             try transfer.prepare(job.request, timeoutMilliseconds: milliseconds)

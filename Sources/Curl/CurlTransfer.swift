@@ -31,7 +31,11 @@ final class CurlTransfer {
     var responseBody: [UInt8] = []
 
     /// Creates the handle with the client-wide options; throws when libcurl refuses one.
-    init(configuration: CurlConfiguration, watch: CurlCompletionWatch? = nil) throws(CurlError) {
+    init(
+        configuration: CurlConfiguration, watch: CurlCompletionWatch? = nil, cork: CurlSocketCork? = nil
+    )
+        throws(CurlError)
+    {
         self.watch = watch
         // curl_easy_init would run a non-thread-safe global init of its own otherwise.
         _ = CurlGlobal.ensureInitialized()
@@ -71,6 +75,7 @@ final class CurlTransfer {
         if let password = tls.clientKeyPassword { set(pl_easy_setopt_str(easy, CURLOPT_KEYPASSWD, password)) }
         if let agent = configuration.userAgent { set(pl_easy_setopt_str(easy, CURLOPT_USERAGENT, agent)) }
         if configuration.verbose { set(pl_easy_setopt_long(easy, CURLOPT_VERBOSE, 1)) }
+        if let cork { set(cork.watch(easy)) }
         if code != CURLE_OK {
             let failure = CurlError.invalidRequest(code: CurlCode(code), message: CurlCode(code).description)
             curl_easy_cleanup(easy)

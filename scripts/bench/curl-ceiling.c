@@ -7,6 +7,8 @@
 // can send what an APNs request carries: the provider token, topic, type, priority, collapse id and an id.
 // A URL ending in "/*" gets a fresh 64-hex device token in place of the "*" for every request, set on the
 // handle before each one, as PushLedger's requests each name their device (libcurl parses every URL anew).
+// With CORK=1 in the environment each thread corks its connections (TCP_CORK) while curl_multi_perform
+// runs and uncorks them after it, as PushLedger's driver does (Sources/Curl/CurlSocketCork.swift).
 //
 // Usage: curl-ceiling URL TOTAL THREADS INFLIGHT CONNS BODY_FILE CA_FILE [HEADER ...]
 #include <curl/curl.h>
@@ -16,6 +18,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+static int cork_enabled;
+
+/* The sockets one thread's libcurl opened. The connections stay up for the whole run; should one close,
+ * corking its number is at worst a failed call (this program opens no other sockets or files meanwhile). */
+struct sockets { int fd[16]; int n; };
+
+static int remember_socket(void *u, curl_socket_t fd, curlsocktype purpose) {
+    struct sockets *s = u;
+    (void)purpose;
+    if (s->n < 16) s->fd[s->n++] = fd;
+    return CURL_SOCKOPT_OK;
+}
+
+static void cork(const struct sockets *s, int on) {
+    for (int i = 0; cork_enabled && i < s->n; i++) setsockopt(s->fd[i], IPPROTO_TCP, TCP_CORK, &on, sizeof on);
+}
 
 struct worker {
     const char *url, *body, *ca;
@@ -57,6 +79,7 @@ static void *run(void *arg) {
     curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, (long)w->conns);
     curl_multi_setopt(m, CURLMOPT_MAX_CONCURRENT_STREAMS, 1000L);
     long started = 0, done = 0;
+    struct sockets sockets = {0};
     struct own_id *ids = calloc(w->inflight, sizeof *ids);
     for (int i = 0; i < w->inflight && started < w->total; i++, started++) {
         CURL *e = curl_easy_init();
@@ -75,11 +98,15 @@ static void *run(void *arg) {
         curl_easy_setopt(e, CURLOPT_POSTFIELDS, w->body);
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(w->body));
         curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
+        curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, remember_socket);
+        curl_easy_setopt(e, CURLOPT_SOCKOPTDATA, &sockets);
         curl_multi_add_handle(m, e);
     }
     while (done < w->total) {
         int running;
+        cork(&sockets, 1);
         curl_multi_perform(m, &running);
+        cork(&sockets, 0);
         CURLMsg *msg;
         int left;
         while ((msg = curl_multi_info_read(m, &left))) {
@@ -128,6 +155,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
+    cork_enabled = getenv("CORK") != NULL && strcmp(getenv("CORK"), "1") == 0;
     curl_global_init(CURL_GLOBAL_ALL);
     long total = atol(argv[2]);
     int threads = atoi(argv[3]);
