@@ -114,12 +114,15 @@ enum FanOutStore {
     }
 
     /// Records a targeted page: the cursor moves and the job goes where `JobState.after` says.
+    /// `addsBatch`: the page has targets, whose batch the caller inserts after the page's events
+    /// (`insertTargetedBatch`), so it is pending although not in the table yet.
     static func recordPage(
-        appId: String, pushId: String, from job: TargetingJob, morePages: Bool, cursor: String?, batches: Int,
-        targeted: Int64, on db: some PGQuerying
+        appId: String, pushId: String, from job: TargetingJob, morePages: Bool, addsBatch: Bool, cursor: String?,
+        batches: Int, targeted: Int64, on db: some PGQuerying
     ) async throws -> JobState {
         // While pages remain the job stays `targeting` whatever is pending: count only after the last page.
-        let pending = morePages ? true : try await pendingBatches(appId: appId, pushId: pushId, on: db) > 0
+        let pending =
+            morePages || addsBatch ? true : try await pendingBatches(appId: appId, pushId: pushId, on: db) > 0
         let next = try transition(job.state, .pageTargeted(morePages: morePages, batchesPending: pending))
         try await db.query(
             """
@@ -205,6 +208,35 @@ enum FanOutStore {
 
     // MARK: Batches
 
+    /// The batch of a targeting page, its targets copied from the page's `PushTargeted` event (the stream's
+    /// `version`, appended earlier in the same transaction) rather than sent and parsed a second time: the
+    /// list is most of a page's bytes. `recorded_at >= now()` (an event of this transaction is recorded after
+    /// it began) keeps the lookup to the newest day partitions.
+    static func insertTargetedBatch(
+        appId: String, pushId: String, number: Int, stream: String, version: Int, on db: some PGQuerying
+    )
+        async throws
+    {
+        let inserted = try await db.query(
+            """
+            INSERT INTO push_batches (app_id, push_id, batch_no, targets)
+            SELECT app_id, \(pushId), \(number), data -> 'targets' FROM events
+            WHERE app_id = \(appId) AND stream = \(stream) AND version = \(version) AND recorded_at >= now()
+              AND type = \(PushEvent.targeted)
+            RETURNING batch_no
+            """)
+        guard inserted.count == 1 else { throw TargetedEventMissing(stream: stream, version: version) }
+    }
+
+    /// The page's `PushTargeted` event was not where its batch looked for it (never expected to happen: the
+    /// transaction fails rather than queue a batch without targets).
+    struct TargetedEventMissing: Error, CustomStringConvertible {
+        let stream: String
+        let version: Int
+        var description: String { "no PushTargeted event at \(stream) version \(version) for its batch" }
+    }
+
+    /// A batch of targets held in memory (a sender's hand-back).
     static func insertBatch(
         appId: String, pushId: String, number: Int, targets: [PushTarget], on db: some PGQuerying
     )

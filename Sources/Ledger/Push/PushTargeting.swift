@@ -145,15 +145,13 @@ public struct PushTargeting: Sendable {
                         PushEvent.targeted,
                         PushTargeted(
                             objectId: pushId, batch: Int64(batchNo), targets: targets, at: at)))
-                try await FanOutStore.insertBatch(
-                    appId: app.appId, pushId: pushId, number: batchNo, targets: targets, on: conn)
             }
             let batches = batchNo + (targets.isEmpty ? 0 : 1)
             let devices = job.targeted + Int64(targets.count)
             let more = allowed > 0 && rows.count == allowed
             let next = try await FanOutStore.recordPage(
-                appId: app.appId, pushId: pushId, from: job, morePages: more, cursor: rows.last?["object_id"] ?? cursor,
-                batches: batches, targeted: devices, on: conn)
+                appId: app.appId, pushId: pushId, from: job, morePages: more, addsBatch: !targets.isEmpty,
+                cursor: rows.last?["object_id"] ?? cursor, batches: batches, targeted: devices, on: conn)
             if !more {
                 events.append(
                     NewEvent(
@@ -172,6 +170,11 @@ public struct PushTargeting: Sendable {
                 }
             }
             try await tx.append(stream: stream, expectedVersion: version, events)
+            if !targets.isEmpty {
+                // `PushTargeted` is the page's first event.
+                try await FanOutStore.insertTargetedBatch(
+                    appId: app.appId, pushId: pushId, number: batchNo, stream: stream, version: version + 1, on: conn)
+            }
             return more
         }
     }
