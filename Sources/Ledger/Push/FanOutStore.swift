@@ -122,7 +122,7 @@ enum FanOutStore {
     ) async throws -> JobState {
         // While pages remain the job stays `targeting` whatever is pending: count only after the last page.
         let pending =
-            morePages || addsBatch ? true : try await pendingBatches(appId: appId, pushId: pushId, on: db) > 0
+            (morePages || addsBatch) ? true : try await pendingBatches(appId: appId, pushId: pushId, on: db) > 0
         let next = try transition(job.state, .pageTargeted(morePages: morePages, batchesPending: pending))
         try await db.query(
             """
