@@ -10,8 +10,8 @@ import Testing
 /// made after the migration.
 @Suite("Target storage", .enabled(if: TestDatabase.isAvailable))
 struct TargetStorageTests {
-    @Test("the batch row holds the page's targets, copied from its event, and the push delivers to all of them")
-    func batchCopiesTheEventsTargets() async throws {
+    @Test("each page's batch row holds that page's targets, copied from its event, and the push reaches all")
+    func batchesCopyTheirEventsTargets() async throws {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "x", appId: "targets")
         let t0 = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
@@ -26,36 +26,48 @@ struct TargetStorageTests {
                     metadata: EventMetadata(keyKind: "master"), now: t0 - 60
                 ).objectId)
         }
-        let pushId = try await SimulatedPushes.push(
-            ["channels": ["all"], "data": ["alert": "hi"]], app: app, at: t0, db.ledger)
+        let request = try PushRequest.parse(
+            ["channels": ["all"], "data": ["alert": "hi"]], devicesEndpoint: false, headerProd: nil, now: t0)
+        let pushId = try await db.ledger.pushes.request(
+            request, app: app, metadata: EventMetadata(keyKind: "master"), now: t0
+        ).objectId
+        // Pages of 25: two full pages and a last one of 10, whose batch must still be sent.
+        let targeting = PushTargeting(store: db.ledger.events, pageSize: 25)
+        while try await targeting.step(app: app, pushId: pushId, now: t0) {}
 
         let conn = try await db.connect()
         defer { Task { await conn.close() } }
         let batches = try await conn.query(
             """
             SELECT batch_no, targets, pg_column_compression(targets) AS method FROM push_batches
-            WHERE app_id = 'targets' AND push_id = \(pushId)
+            WHERE app_id = 'targets' AND push_id = \(pushId) ORDER BY batch_no
             """)
-        #expect(batches.count == 1)
-        let batch = try #require(batches.first)
-        let targets = (try batch.json("targets").arrayValue ?? []).compactMap(PushTarget.init(json:))
-        #expect(Set(targets.map(\.objectId)) == saved)
-        #expect(targets.count == saved.count)
-        #expect(Set(targets.map(\.token)) == Set((1...60).map { String(format: "%064x", $0) }))
-        #expect(batch["method"] == "lz4")
-        let event = try await conn.query(
+        let events = try await conn.query(
             """
-            SELECT data -> 'targets' AS targets, pg_column_compression(data) AS method FROM events
-            WHERE app_id = 'targets' AND stream = \(PushEvent.stream(pushId)) AND type = \(PushEvent.targeted)
+            SELECT data -> 'batch' AS batch, data -> 'targets' AS targets, pg_column_compression(data) AS method
+            FROM events WHERE app_id = 'targets' AND stream = \(PushEvent.stream(pushId)) AND type = \(PushEvent.targeted)
+            ORDER BY version
             """)
-        #expect(event.count == 1)
-        #expect(try event.first?.json("targets") == (try batch.json("targets")))
-        #expect(event.first?["method"] == "lz4")
+        #expect(batches.count == 3 && events.count == 3)
+        var targeted: [PushTarget] = []
+        for (batch, event) in zip(batches, events) {
+            #expect(try event.json("batch").intValue == Int64(try batch.int("batch_no")))
+            #expect(try event.json("targets") == (try batch.json("targets")))
+            // PostgreSQL compresses values of rows over about 2 kB: the full pages (25 targets, 3 kB of JSON).
+            let compressed: String? = try batch.int("batch_no") < 2 ? "lz4" : nil
+            #expect(batch["method"] == compressed)
+            #expect(event["method"] == compressed)
+            targeted += (try batch.json("targets").arrayValue ?? []).compactMap(PushTarget.init(json:))
+        }
+        #expect(targeted.count == saved.count)
+        #expect(Set(targeted.map(\.objectId)) == saved)
+        #expect(Set(targeted.map(\.token)) == Set((1...60).map { String(format: "%064x", $0) }))
 
         try await SimulatedPushes.deliverPending(at: t0, db.ledger)
         let record = try #require(try await db.ledger.pushes.get(appId: app.appId, pushId: pushId))
         #expect(record.json["successes"]?.intValue == 60, "\(record.json)")
         #expect(record.json["devices"]?.intValue == 60)
+        #expect(record.json["status"]?.stringValue == "done")
     }
 
     @Test("every partition of the log compresses its data with lz4, one made after the migration too")
