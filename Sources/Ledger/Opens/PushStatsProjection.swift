@@ -145,7 +145,7 @@ public struct PushStatsProjection: Projection {
             }
         ) { kind, run in
             guard kind == InstallationEvent.opened else {
-                return PushCounterRun(run).map { counted($0, delivered: kind == PushEvent.batchDelivered, schema) }
+                return PushCounterRun(run).map { counted($0, schema) }
             }
             return openAll(run, schema: schema)
         }
@@ -153,8 +153,8 @@ public struct PushStatsProjection: Projection {
 
     /// `apply` of a run of targeted pages (devices) or of delivered batches (successes per platform, also on
     /// their local days, and errors).
-    private func counted(_ run: PushCounterRun, delivered: Bool, _ schema: String) -> PGQuery {
-        guard delivered else {
+    private func counted(_ run: PushCounterRun, _ schema: String) -> PGQuery {
+        guard run.delivered else {
             return .reusingPlan(
                 """
                 WITH e AS (\(run.rows)), c AS (\(unsafeRaw: PushCounterRun.perPush))

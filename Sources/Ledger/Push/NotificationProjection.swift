@@ -136,7 +136,7 @@ public struct NotificationProjection: Projection {
             }
         ) { kind, run in
             guard kind == InstallationEvent.opened else {
-                return PushCounterRun(run).map { counted($0, delivered: kind == PushEvent.batchDelivered, schema) }
+                return PushCounterRun(run).map { counted($0, schema) }
             }
             let pushIds = run.map { $0.data["pushId"]?.stringValue ?? "" }
             return .reusingPlan(
@@ -150,8 +150,8 @@ public struct NotificationProjection: Projection {
 
     /// `apply` of a run of targeted pages (the devices counted, the push in the queue) or of delivered batches
     /// (successes per platform, errors by reason, dead tokens, messages queued for the own channel).
-    private func counted(_ run: PushCounterRun, delivered: Bool, _ schema: String) -> PGQuery {
-        guard delivered else {
+    private func counted(_ run: PushCounterRun, _ schema: String) -> PGQuery {
+        guard run.delivered else {
             return .reusingPlan(
                 """
                 WITH e AS (\(run.rows)), c AS (\(unsafeRaw: PushCounterRun.perPush))

@@ -9,6 +9,8 @@ import PushCore
 /// a push's `updated_at`, is its last event's `at` in the run, as applying them in turn leaves it.
 struct PushCounterRun {
     let appId: String
+    /// A run of delivered batches (`PushBatchDelivered`), else of targeted pages (`PushTargeted`).
+    let delivered: Bool
     /// One row per event, in order: `e(p, at, devices, successes, ios, android, windows, errors, invalid, queued,
     /// reasons, ord)`; the counts an event type does not carry are 0, and `reasons` is `{}` for a `PushTargeted`.
     let rows: PGQuery
@@ -29,10 +31,12 @@ struct PushCounterRun {
         FROM e GROUP BY p
         """
 
-    /// nil when an event does not decode (then `apply` takes them one by one and reports it).
+    /// nil when an event does not decode, or is not of the first one's type (then `apply` takes them one by
+    /// one, and reports an event that does not decode).
     init?(_ events: [ProjectedEvent]) {
-        guard let first = events.first else { return nil }
+        guard let first = events.first, events.allSatisfy({ $0.type == first.type }) else { return nil }
         appId = first.appId
+        delivered = first.type == PushEvent.batchDelivered
         var pushIds: [String] = [], ats: [String] = [], reasons: [String] = []
         var counts = [[Int64]](repeating: [], count: 8)
         for event in events {

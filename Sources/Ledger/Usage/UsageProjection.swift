@@ -73,9 +73,9 @@ public struct UsageProjection: Projection {
     /// Runs of targeted pages and of delivered batches add their devices or successes per local day in one
     /// statement (`PushCounterRun`); everything else goes through `apply`.
     public func applyAll(_ events: [ProjectedEvent], on conn: PGConnection, schema: String) async throws {
-        try await applyRuns(events, on: conn, schema: schema, kind: PushCounterRun.kind) { kind, events in
+        try await applyRuns(events, on: conn, schema: schema, kind: PushCounterRun.kind) { _, events in
             guard let run = PushCounterRun(events) else { return nil }
-            let column = kind == PushEvent.targeted ? "devices" : "successes"
+            let column = run.delivered ? "successes" : "devices"
             return .reusingPlan(
                 """
                 WITH e AS (\(run.rows))
