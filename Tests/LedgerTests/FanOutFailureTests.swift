@@ -12,14 +12,7 @@ struct FanOutFailureTests {
     let meta = EventMetadata(keyKind: "master")
 
     func installs(_ db: TestDatabase, app: String, count: Int, channel: String = "c", from: Int = 1) async throws {
-        for i in 0..<count {
-            _ = try await db.ledger.installations.save(
-                appId: app,
-                body: [
-                    "deviceType": "ios", "deviceToken": .string(String(format: "%064x", from + i)),
-                    "channels": [.string(channel)],
-                ], metadata: meta)
-        }
+        _ = try await db.saveIOSInstallations(app: app, count: count, channels: [channel], firstToken: from)
     }
 
     func request(_ body: [String: JSON], now: Date) throws -> PushRequest {

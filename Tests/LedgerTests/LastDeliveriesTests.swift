@@ -16,12 +16,7 @@ struct LastDeliveriesTests {
         let t0 = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         // About four full pages of rows at the default fillfactor: rows on full pages would have to move.
         let devices = 300
-        for i in 1...devices {
-            _ = try await db.ledger.installations.save(
-                appId: app.appId,
-                body: ["deviceType": "ios", "deviceToken": .string(String(format: "%064x", i)), "channels": ["all"]],
-                metadata: EventMetadata(keyKind: "master"), now: t0 - 60)
-        }
+        _ = try await db.saveIOSInstallations(app: app.appId, count: devices, now: t0 - 60)
         let body: JSON = ["channels": ["all"], "data": ["alert": "hi"]]
         let first = try await SimulatedPushes.push(body, app: app, at: t0, db.ledger)
         try await SimulatedPushes.deliverPending(at: t0, db.ledger)

@@ -15,17 +15,7 @@ struct TargetStorageTests {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "x", appId: "targets")
         let t0 = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-        var saved: Set<String> = []
-        for i in 1...60 {
-            saved.insert(
-                try await db.ledger.installations.save(
-                    appId: app.appId,
-                    body: [
-                        "deviceType": "ios", "deviceToken": .string(String(format: "%064x", i)), "channels": ["all"],
-                    ],
-                    metadata: EventMetadata(keyKind: "master"), now: t0 - 60
-                ).objectId)
-        }
+        let saved = Set(try await db.saveIOSInstallations(app: app.appId, count: 60, now: t0 - 60))
         let request = try PushRequest.parse(
             ["channels": ["all"], "data": ["alert": "hi"]], devicesEndpoint: false, headerProd: nil, now: t0)
         let pushId = try await db.ledger.pushes.request(

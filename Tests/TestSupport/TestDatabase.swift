@@ -29,4 +29,24 @@ public struct TestDatabase: Sendable {
     public func connect() async throws -> PGConnection { try await PGConnection.connect(url: url) }
 
     public func eventCount() async throws -> Int { try await ledger.events.count() }
+
+    /// Saves `count` iOS installations on `channels`, their device tokens the numbers from `firstToken` on
+    /// as 64 hex digits, at `now`; returns their objectIds in that order.
+    public func saveIOSInstallations(
+        app: String, count: Int, channels: [String] = ["all"], firstToken: Int = 1, now: Date? = nil
+    ) async throws -> [String] {
+        var ids: [String] = []
+        for i in firstToken..<(firstToken + count) {
+            ids.append(
+                try await ledger.installations.save(
+                    appId: app,
+                    body: [
+                        "deviceType": "ios", "deviceToken": .string(String(format: "%064x", i)),
+                        "channels": .array(channels.map(JSON.string)),
+                    ],
+                    metadata: EventMetadata(keyKind: "master"), now: now
+                ).objectId)
+        }
+        return ids
+    }
 }
