@@ -25,6 +25,8 @@ public struct CurlConfiguration: Sendable {
     /// this project's two-core machine one thread answers 0.32–0.41 of what h2load gets from the simulator,
     /// two 0.39–0.49 (scripts/bench-fanout measures both).
     public var driverThreads: Int
+    /// How long each driver lets answers gather before a round while many transfers are in flight.
+    public var roundPause: CurlRoundPause
 
     /// One per core: two on the benchmark machine, where 300,000-device fan-outs took 15.8–18.1 s with two
     /// and 18.5–19.9 s with one (docs/decisions.md). A provider's connections are shared out among them, at
@@ -42,7 +44,8 @@ public struct CurlConfiguration: Sendable {
         connectionRetries: Int = 3,
         userAgent: String? = "PushLedger",
         verbose: Bool = false,
-        driverThreads: Int = CurlConfiguration.defaultDriverThreads
+        driverThreads: Int = CurlConfiguration.defaultDriverThreads,
+        roundPause: CurlRoundPause = .standard
     ) {
         self.tls = tls
         self.maxHostConnections = maxHostConnections
@@ -55,6 +58,7 @@ public struct CurlConfiguration: Sendable {
         self.userAgent = userAgent
         self.verbose = verbose
         self.driverThreads = driverThreads
+        self.roundPause = roundPause
     }
 
     /// What each of `drivers` drivers gets: its share of the connections and of the in-flight bound, at

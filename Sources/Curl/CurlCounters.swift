@@ -10,6 +10,8 @@ final class CurlCounters: Sendable {
     let stalledCompletions = Atomic<Int>(0)
     let inFlight = Atomic<Int>(0)
     let queued = Atomic<Int>(0)
+    let rounds = Atomic<Int>(0)
+    let pausedRounds = Atomic<Int>(0)
 
     func snapshot() -> CurlStatistics {
         CurlStatistics(
@@ -20,7 +22,9 @@ final class CurlCounters: Sendable {
             connectionsOpened: connectionsOpened.load(ordering: .relaxed),
             stalledCompletions: stalledCompletions.load(ordering: .relaxed),
             inFlight: inFlight.load(ordering: .relaxed),
-            queued: queued.load(ordering: .relaxed)
+            queued: queued.load(ordering: .relaxed),
+            rounds: rounds.load(ordering: .relaxed),
+            pausedRounds: pausedRounds.load(ordering: .relaxed)
         )
     }
 }

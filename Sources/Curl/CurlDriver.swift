@@ -150,6 +150,7 @@ final class CurlDriver: @unchecked Sendable {
             let shuttingDown = drain()
             admit()
             cork.coalescing { _ = curl_multi_perform(multi, &stillRunning) }
+            counters.rounds.add(1, ordering: .relaxed)
             collectCompleted()
             completeStalledTransfers()
             admit()
@@ -158,6 +159,10 @@ final class CurlDriver: @unchecked Sendable {
             if readyToSleep() {
                 // Wake in time to check the watch; libcurl shortens the wait further for its own timers.
                 curl_multi_poll(multi, nil, 0, watch.entries.isEmpty ? 1000 : 100, nil)
+            }
+            if let pause = configuration.roundPause.pause(inFlight: running) {
+                counters.pausedRounds.add(1, ordering: .relaxed)
+                CurlRoundPause.sleep(pause)
             }
         }
         terminate()

@@ -17,16 +17,20 @@ public struct CurlStatistics: Sendable, Hashable {
     public var inFlight: Int
     /// Requests waiting for room under `maxInFlight`.
     public var queued: Int
+    /// Rounds of `curl_multi_perform` the drivers ran.
+    public var rounds: Int
+    /// Rounds a driver paused before, to let answers gather (`CurlRoundPause`).
+    public var pausedRounds: Int
 
     static let zero = CurlStatistics(
         requests: 0, responses: 0, failures: 0, retries: 0, connectionsOpened: 0, stalledCompletions: 0,
-        inFlight: 0, queued: 0)
+        inFlight: 0, queued: 0, rounds: 0, pausedRounds: 0)
 
     static func + (a: CurlStatistics, b: CurlStatistics) -> CurlStatistics {
         CurlStatistics(
             requests: a.requests + b.requests, responses: a.responses + b.responses, failures: a.failures + b.failures,
             retries: a.retries + b.retries, connectionsOpened: a.connectionsOpened + b.connectionsOpened,
             stalledCompletions: a.stalledCompletions + b.stalledCompletions, inFlight: a.inFlight + b.inFlight,
-            queued: a.queued + b.queued)
+            queued: a.queued + b.queued, rounds: a.rounds + b.rounds, pausedRounds: a.pausedRounds + b.pausedRounds)
     }
 }

@@ -9,6 +9,8 @@
 // handle before each one, as PushLedger's requests each name their device (libcurl parses every URL anew).
 // With CORK=1 in the environment each thread corks its connections (TCP_CORK) while curl_multi_perform
 // runs and uncorks them after it, as PushLedger's driver does (Sources/Curl/CurlSocketCork.swift).
+// With PAUSE_US=N each thread sleeps N microseconds before a round of curl_multi_perform while at least 100
+// transfers are in flight, as PushLedger's driver does (Sources/Curl/CurlRoundPause.swift).
 //
 // Usage: curl-ceiling URL TOTAL THREADS INFLIGHT CONNS BODY_FILE CA_FILE [HEADER ...]
 #include <curl/curl.h>
@@ -18,11 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
 static int cork_enabled;
+static long pause_us;
 
 /* The sockets one thread's libcurl opened. The connections stay up for the whole run; should one close,
  * corking its number is at worst a failed call (this program opens no other sockets or files meanwhile). */
@@ -102,8 +106,8 @@ static void *run(void *arg) {
         curl_easy_setopt(e, CURLOPT_SOCKOPTDATA, &sockets);
         curl_multi_add_handle(m, e);
     }
+    int running = 0;
     while (done < w->total) {
-        int running;
         cork(&sockets, 1);
         curl_multi_perform(m, &running);
         cork(&sockets, 0);
@@ -128,7 +132,10 @@ static void *run(void *arg) {
                 curl_easy_cleanup(e);
             }
         }
-        if (done < w->total) curl_multi_poll(m, NULL, 0, 100, NULL);
+        if (done < w->total) {
+            curl_multi_poll(m, NULL, 0, 100, NULL);
+            if (pause_us > 0 && running >= 100) usleep(pause_us);
+        }
     }
     curl_multi_cleanup(m);
     free(ids);
@@ -156,6 +163,7 @@ int main(int argc, char **argv) {
     }
     signal(SIGPIPE, SIG_IGN);
     cork_enabled = getenv("CORK") != NULL && strcmp(getenv("CORK"), "1") == 0;
+    pause_us = getenv("PAUSE_US") != NULL ? atol(getenv("PAUSE_US")) : 0;
     curl_global_init(CURL_GLOBAL_ALL);
     long total = atol(argv[2]);
     int threads = atoi(argv[3]);
