@@ -1,11 +1,12 @@
 import Foundation
 import PushCore
 
-// Times PushCore's JSON reader against Foundation's on the documents PushLedger reads most: an installation
-// save body (ingest), a push request body, and a PushTargeted event of 500 targets (read back by projections
-// and `explain`). Both readers must produce PushCore's `JSON` (integers kept apart from doubles), so
-// Foundation's figure includes converting its objects, as a drop-in replacement would. Rounds alternate the
-// two readers (A B A B …) and medians are printed, with the ratio Foundation / PushCore.
+// Times PushCore's JSON reader against Foundation's on the documents PushLedger reads most (and, at the end,
+// its writer): an installation save body (ingest), a push request body, and a PushTargeted event of 500
+// targets (read back by projections and `explain`). Both readers must produce PushCore's `JSON` (integers
+// kept apart from doubles), so Foundation's figure includes converting its objects, as a drop-in
+// replacement would. Rounds alternate the two readers (A B A B …) and medians are printed, with the ratio
+// Foundation / PushCore.
 // Usage: json-reader-bench [ROUNDS (7)]
 
 let rounds = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 7
@@ -101,3 +102,43 @@ if let body = costs["installation body"] {
 if let page = costs["PushTargeted (500)"] {
     print(String(format: "extra_us_per_push=%.2f", (page.foundation - page.ours) / 500))
 }
+
+// The writer, on what the fan-out writes most: a page of 1,000 targets as its `PushTargeted` event's data
+// (`PushTargeted.json`, then `encoded()`, as `LedgerTransaction.append` does), against Foundation's
+// JSONSerialization writing the same document with sorted keys from the equivalent Foundation objects (their
+// construction included, as a drop-in would pay it). Both texts must parse to the same `JSON`.
+let page = PushTargeted(
+    objectId: "5f0c1a2b3c4d5e6f7a8b9c0d", batch: 3,
+    targets: (0..<1000).map { i in
+        PushTarget(
+            objectId: String(format: "%024x", i), deviceType: "ios", token: String(format: "%064x", i), profile: nil,
+            badge: nil)
+    }, at: "2026-11-25T10:00:00.000Z")
+func foundationWrite(_ page: PushTargeted) throws -> Data {
+    let targets: [[String: Any]] = page.targets.map { ["o": $0.objectId, "t": $0.deviceType, "k": $0.token] }
+    let document: [String: Any] = ["objectId": page.objectId, "batch": page.batch, "targets": targets, "at": page.at]
+    return try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])
+}
+let ourText = try JSON.parse(page.json.encoded())
+let foundationText = try JSON.parse(Array(try foundationWrite(page)))
+precondition(ourText == foundationText, "the two writers disagree")
+func timeWriting(_ iterations: Int, _ body: () throws -> Int) rethrows -> Double {
+    let start = ContinuousClock.now
+    var sink = 0
+    for _ in 0..<iterations { sink &+= try body() }
+    precondition(sink > 0)
+    let (s, a) = (ContinuousClock.now - start).components
+    return (Double(s) + Double(a) / 1e18) / Double(iterations) * 1e6
+}
+var written: [Double] = []
+var foundationWritten: [Double] = []
+for _ in 0..<rounds {
+    written.append(timeWriting(100) { page.json.encoded().utf8.count })
+    foundationWritten.append(try timeWriting(100) { try foundationWrite(page).count })
+}
+let (w, fw) = (median(written), median(foundationWritten))
+print(
+    String(
+        format:
+            "PushTargeted (1,000) written: PushCore %.1f µs (%.2f µs a target), Foundation %.1f µs; Foundation/PushCore %.2f",
+        w, w / 1000, fw, fw / w))

@@ -23,67 +23,124 @@ extension JSON {
 
     /// Compact JSON text with sorted object keys.
     public func encoded() -> String {
-        var out = ""
+        String(decoding: encodedBytes(), as: UTF8.self)
+    }
+
+    /// `encoded()` as UTF-8 bytes. Written into one byte buffer: appending to a `String` piece by piece cost
+    /// about as much again (a `PushTargeted` page of 1,000 targets is written once per page, `bench-json`).
+    public func encodedBytes() -> [UInt8] {
+        var out: [UInt8] = []
         out.reserveCapacity(64)
         write(to: &out)
         return out
     }
 
-    public func encodedBytes() -> [UInt8] { Array(encoded().utf8) }
-
-    func write(to out: inout String) {
+    func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
+        case .null: JSON.append("null", to: &out)
+        case .bool(let b): JSON.append(b ? "true" : "false", to: &out)
+        case .int(let i): JSON.writeInteger(i, to: &out)
         case .double(let d):
             if d.isFinite {
-                if d.rounded() == d && abs(d) < 1e15 { out += String(Int64(d)) } else { out += "\(d)" }
+                if d.rounded() == d && abs(d) < 1e15 {
+                    JSON.writeInteger(Int64(d), to: &out)
+                } else {
+                    out.append(contentsOf: "\(d)".utf8)
+                }
             } else {
-                out += "null"
+                JSON.append("null", to: &out)
             }
         case .string(let s): JSON.writeString(s, to: &out)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let fields):
-            out += "{"
-            for (i, key) in fields.keys.sorted().enumerated() {
-                if i > 0 { out += "," }
-                JSON.writeString(key, to: &out)
-                out += ":"
-                fields[key]!.write(to: &out)
+            out.append(UInt8(ascii: "{"))
+            JSON.withSortedKeys(of: fields) { keys in
+                for (i, key) in keys.enumerated() {
+                    if i > 0 { out.append(UInt8(ascii: ",")) }
+                    JSON.writeString(key, to: &out)
+                    out.append(UInt8(ascii: ":"))
+                    fields[key]!.write(to: &out)
+                }
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        // Most strings (tokens, ids, keys) need no escaping: append them whole.
-        guard s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-            out += s
-            out += "\""
+    /// Runs `body` with the keys of `fields` in order; a small object's are sorted on the stack instead of in a
+    /// new array (targets, installations and events are objects of a few keys).
+    private static func withSortedKeys(of fields: [String: JSON], _ body: (UnsafeMutableBufferPointer<String>) -> Void)
+    {
+        guard fields.count <= 16 else {
+            var keys = fields.keys.sorted()
+            keys.withUnsafeMutableBufferPointer { body($0) }
             return
         }
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+        withUnsafeTemporaryAllocation(of: String.self, capacity: fields.count) { buffer in
+            var keys = buffer
+            var count = 0
+            for key in fields.keys {
+                (keys.baseAddress! + count).initialize(to: key)
+                count += 1
+            }
+            keys.sort()
+            body(keys)
+            keys.baseAddress!.deinitialize(count: count)
+        }
+    }
+
+    private static func append(_ literal: StaticString, to out: inout [UInt8]) {
+        literal.withUTF8Buffer { out.append(contentsOf: $0) }
+    }
+
+    /// Decimal digits without an intermediate `String`.
+    static func writeInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        // 19 digits at most (Int64.min's magnitude).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: digits[start...])
+        }
+    }
+
+    static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { bytes in
+            // Most strings (tokens, ids, keys) need no escaping: append them whole.
+            guard bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                out.append(contentsOf: bytes)
+                return
+            }
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""): JSON.append("\\\"", to: &out)
+                case UInt8(ascii: "\\"): JSON.append("\\\\", to: &out)
+                case UInt8(ascii: "\n"): JSON.append("\\n", to: &out)
+                case UInt8(ascii: "\r"): JSON.append("\\r", to: &out)
+                case UInt8(ascii: "\t"): JSON.append("\\t", to: &out)
+                case ..<0x20:
+                    let hex: StaticString = "0123456789abcdef"
+                    JSON.append("\\u00", to: &out)
+                    out.append(hex.utf8Start[Int(byte >> 4)])
+                    out.append(hex.utf8Start[Int(byte & 0x0F)])
+                // Bytes of multi-byte characters are copied as they are: the text is UTF-8 already.
+                default: out.append(byte)
+                }
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }
 
