@@ -28,9 +28,16 @@ extension Array: PGEncodable where Element == String {
         for (i, element) in enumerated() {
             if i > 0 { bytes.append(UInt8(ascii: ",")) }
             bytes.append(UInt8(ascii: "\""))
-            for b in element.utf8 {
-                if b == UInt8(ascii: "\\") || b == UInt8(ascii: "\"") { bytes.append(UInt8(ascii: "\\")) }
-                bytes.append(b)
+            var element = element
+            element.withUTF8 { utf8 in
+                // The runs between quotes and backslashes are copied whole.
+                var start = 0
+                for (at, b) in utf8.enumerated() where b == UInt8(ascii: "\\") || b == UInt8(ascii: "\"") {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<at]))
+                    bytes.append(UInt8(ascii: "\\"))
+                    start = at
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
             }
             bytes.append(UInt8(ascii: "\""))
         }

@@ -29,6 +29,8 @@ struct PGQueryTests {
     func arrayLiteral() {
         #expect(["a", "b,c", "d\"e", "f\\g"].pgText == "{\"a\",\"b,c\",\"d\\\"e\",\"f\\\\g\"}")
         #expect([String]().pgText == "{}")
+        // Escapes at the edges, side by side, and between multi-byte characters.
+        #expect(["\"\\", "é\"ü", ""].pgText == #"{"\"\\","é\"ü",""}"#)
     }
 
     @Test("timestamps round-trip with microsecond precision in UTC")
