@@ -34,8 +34,6 @@ public struct CurlRoundPause: Sendable, Hashable {
     /// Blocks the calling thread (the driver's own) for `duration`.
     static func sleep(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0, errno == EINTR { request = remaining }
+        Thread.sleep(forTimeInterval: TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18)
     }
 }
