@@ -48,10 +48,11 @@ func foundationParse(_ bytes: [UInt8]) throws -> JSON {
     return convert(try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]))
 }
 
-func time(_ iterations: Int, _ body: () throws -> JSON) rethrows -> Double {
+/// µs per call of `body`, whose result (a size) is kept so the work cannot be optimised away.
+func time(_ iterations: Int, _ body: () throws -> Int) rethrows -> Double {
     let start = ContinuousClock.now
     var sink = 0
-    for _ in 0..<iterations { if case .object(let o) = try body() { sink &+= o.count } }
+    for _ in 0..<iterations { sink &+= try body() }
     let elapsed = ContinuousClock.now - start
     precondition(sink > 0)
     let (s, a) = elapsed.components
@@ -70,8 +71,8 @@ for (name, bytes, iterations) in [
     var ours: [Double] = []
     var theirs: [Double] = []
     for _ in 0..<rounds {
-        ours.append(try time(iterations) { try JSON.parse(bytes) })
-        theirs.append(try time(iterations) { try foundationParse(bytes) })
+        ours.append(try time(iterations) { try JSON.parse(bytes).objectValue?.count ?? 0 })
+        theirs.append(try time(iterations) { try foundationParse(bytes).objectValue?.count ?? 0 })
     }
     let a = median(ours), b = median(theirs)
     costs[name] = (a, b)
@@ -85,13 +86,12 @@ for (name, bytes, iterations) in [
 let targetedJSON = try JSON.parse(targeted)
 var decoded: [Double] = []
 for _ in 0..<rounds {
-    let start = ContinuousClock.now
-    for _ in 0..<200 {
-        let count = try PushTargeted(json: targetedJSON).targets.count
-        precondition(count == 500)
-    }
-    let (s, a) = (ContinuousClock.now - start).components
-    decoded.append((Double(s) + Double(a) / 1e18) / 200 * 1e6)
+    decoded.append(
+        try time(200) {
+            let count = try PushTargeted(json: targetedJSON).targets.count
+            precondition(count == 500)
+            return count
+        })
 }
 print(String(format: "PushTargeted(json:) of 500 targets: %.2f µs (median of %d rounds)", median(decoded), rounds))
 // For scripts/bench-json --with-ingest: the extra cost per save of Foundation's reader.
@@ -122,19 +122,11 @@ func foundationWrite(_ page: PushTargeted) throws -> Data {
 let ourText = try JSON.parse(page.json.encoded())
 let foundationText = try JSON.parse(Array(try foundationWrite(page)))
 precondition(ourText == foundationText, "the two writers disagree")
-func timeWriting(_ iterations: Int, _ body: () throws -> Int) rethrows -> Double {
-    let start = ContinuousClock.now
-    var sink = 0
-    for _ in 0..<iterations { sink &+= try body() }
-    precondition(sink > 0)
-    let (s, a) = (ContinuousClock.now - start).components
-    return (Double(s) + Double(a) / 1e18) / Double(iterations) * 1e6
-}
 var written: [Double] = []
 var foundationWritten: [Double] = []
 for _ in 0..<rounds {
-    written.append(timeWriting(100) { page.json.encoded().utf8.count })
-    foundationWritten.append(try timeWriting(100) { try foundationWrite(page).count })
+    written.append(time(100) { page.json.encoded().utf8.count })
+    foundationWritten.append(try time(100) { try foundationWrite(page).count })
 }
 let (w, fw) = (median(written), median(foundationWritten))
 print(

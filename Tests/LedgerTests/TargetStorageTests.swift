@@ -16,14 +16,9 @@ struct TargetStorageTests {
         let app = try await db.ledger.apps.create(name: "x", appId: "targets")
         let t0 = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let saved = Set(try await db.saveIOSInstallations(app: app.appId, count: 60, now: t0 - 60))
-        let request = try PushRequest.parse(
-            ["channels": ["all"], "data": ["alert": "hi"]], devicesEndpoint: false, headerProd: nil, now: t0)
-        let pushId = try await db.ledger.pushes.request(
-            request, app: app, metadata: EventMetadata(keyKind: "master"), now: t0
-        ).objectId
         // Pages of 25: two full pages and a last one of 10, whose batch must still be sent.
-        let targeting = PushTargeting(store: db.ledger.events, pageSize: 25)
-        while try await targeting.step(app: app, pushId: pushId, now: t0) {}
+        let pushId = try await SimulatedPushes.push(
+            ["channels": ["all"], "data": ["alert": "hi"]], app: app, at: t0, db.ledger, pageSize: 25)
 
         let conn = try await db.connect()
         defer { Task { await conn.close() } }
