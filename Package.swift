@@ -153,7 +153,10 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // jemalloc instead of glibc's malloc: a fan-out allocates on the sender tasks and frees on the curl
+            // driver threads, which glibc's per-thread caches do not serve (docs/decisions.md, "jemalloc").
+            linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
         ),
         // scripts/bench-json: PushCore's JSON reader against Foundation's (not part of the product).
         .executableTarget(name: "json-reader-bench", dependencies: ["PushCore"], path: "Benchmarks/JSONReaderBench"),

@@ -22,6 +22,17 @@ struct CommandLineTests {
         #expect(run.stdout.wholeMatch(of: /\d+\.\d+\.\d+\n/) != nil, "\(run)")
     }
 
+    #if os(Linux)
+        /// Linked is not enough: glibc's malloc would still serve the process if libjemalloc came after libc
+        /// in the search order. Only jemalloc reads MALLOC_CONF, and `stats_print` makes it report at exit.
+        @Test("the binary allocates with jemalloc")
+        func allocatesWithJemalloc() throws {
+            let run = try CLI.run(["--version"], environment: ["MALLOC_CONF": "stats_print:true"])
+            #expect(run.status == 0, "\(run)")
+            #expect(run.stderr.contains("Begin jemalloc statistics"), "\(run.stderr.prefix(300))")
+        }
+    #endif
+
     @Test("serve listens on HOST and PORT from the environment")
     func hostAndPortFromEnvironment() async throws {
         let db = try await TestDatabase.make()
