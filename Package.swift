@@ -155,7 +155,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // jemalloc instead of glibc's malloc: a fan-out allocates on the sender tasks and frees on the curl
-            // driver threads, which glibc's per-thread caches do not serve (docs/decisions.md, "jemalloc").
+            // driver threads, which glibc's per-thread caches serve badly (docs/decisions.md, "The binary
+            // allocates with jemalloc").
             linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
         ),
         // scripts/bench-json: PushCore's JSON reader against Foundation's (not part of the product).
