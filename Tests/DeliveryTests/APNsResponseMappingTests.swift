@@ -22,6 +22,21 @@ import Testing
         #expect(unsent == .success(id: "ABC"))
     }
 
+    /// A `CurlResponse` parses its header lines on each read: a delivered push must not pay for it.
+    @Test func headersAreReadOnlyWhenNeeded() {
+        let reads = HeaderReads()
+        _ = APNsResponseMapping.outcome(status: 200, headers: reads.fields(), body: [], sentId: "sent", now: now)
+        #expect(reads.count == 0)
+        _ = APNsResponseMapping.outcome(status: 200, headers: reads.fields(), body: [], sentId: nil, now: now)
+        #expect(reads.count == 1)
+        let throttled = APNsResponseMapping.outcome(
+            status: 429, headers: reads.fields(["retry-after": "7"]),
+            body: Array(#"{"reason":"TooManyRequests"}"#.utf8),
+            sentId: "sent", now: now)
+        #expect(reads.count == 2)
+        #expect(throttled == .retryable(reason: .apns(.tooManyRequests), retryAfter: .seconds(7)))
+    }
+
     @Test func unregisteredAndExpiredTokensInvalidateWithTheirTimestamp() {
         #expect(
             outcome(410, #"{"reason":"Unregistered","timestamp":1699999999000}"#)
@@ -73,5 +88,17 @@ import Testing
             #expect(APNsErrorReason(name).description == name)
         }
         #expect(ProviderReason.apns(.unregistered).description == "Unregistered")
+    }
+}
+
+/// Counts how often a mapping evaluates its `headers` argument.
+final class HeaderReads {
+    private(set) var count = 0
+
+    func fields(_ lines: [String: String] = [:]) -> HTTPFields {
+        count += 1
+        var fields = HTTPFields()
+        for (name, value) in lines { fields[HTTPField.Name(name)!] = value }
+        return fields
     }
 }

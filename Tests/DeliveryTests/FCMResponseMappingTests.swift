@@ -26,6 +26,25 @@ import Testing
         return #"{"error":{"code":\#(code),"message":"\#(message)","status":"\#(status)","details":[\#(details)]}}"#
     }
 
+    /// A `CurlResponse` parses its header lines on each read: a delivered message must not pay for it.
+    @Test func headersAreReadOnlyForAnError() {
+        let reads = HeaderReads()
+        let body = Array(#"{"name":"projects/p/messages/0:1"}"#.utf8)
+        #expect(
+            FCMResponseMapping.outcome(status: 200, headers: reads.fields(), body: body, now: now)
+                == .success(id: "projects/p/messages/0:1"))
+        #expect(reads.count == 0)
+        let busy = FCMResponseMapping.outcome(
+            status: 503, headers: reads.fields(["retry-after": "3"]),
+            body: Array(googleError(503, "UNAVAILABLE", nil).utf8), now: now)
+        #expect(reads.count == 1)
+        guard case .retryable(_, let retryAfter) = busy else {
+            Issue.record("503 is retryable: \(busy)")
+            return
+        }
+        #expect(retryAfter == .seconds(3))
+    }
+
     @Test func successCarriesTheMessageName() {
         #expect(outcome(200, #"{"name":"projects/p/messages/0:1"}"#) == .success(id: "projects/p/messages/0:1"))
     }

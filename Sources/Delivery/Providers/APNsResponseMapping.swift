@@ -8,16 +8,18 @@ import PushCore
 /// Error bodies are `{"reason": "…", "timestamp": <ms>}`; the timestamp comes with 410 and says since when the
 /// token is invalid.
 public enum APNsResponseMapping {
+    /// `headers` is evaluated only when needed, since a `CurlResponse` parses its header lines on each read.
     public static func outcome(
         status: Int,
-        headers: HTTPFields,
+        headers: @autoclosure () -> HTTPFields,
         body: [UInt8],
         sentId: String? = nil,
         now: Date = Date()
     ) -> DeliveryOutcome {
         // APNs echoes the apns-id it was sent; the header is read only when none was, so a delivered
         // notification never has its response headers parsed.
-        if status == 200 { return .success(id: sentId ?? headers[.apnsId] ?? "") }
+        if status == 200 { return .success(id: sentId ?? headers()[.apnsId] ?? "") }
+        let headers = headers()
         let document = body.isEmpty ? nil : try? JSON.parse(body)
         let parsed = document?["reason"]?.stringValue.map(APNsErrorReason.init)
         let reason: ProviderReason = parsed.map { .apns($0) } ?? .httpStatus(status)

@@ -11,13 +11,16 @@ public enum FCMResponseMapping {
     static let fcmErrorType = "type.googleapis.com/google.firebase.fcm.v1.FcmError"
     static let badRequestType = "type.googleapis.com/google.rpc.BadRequest"
 
+    /// `headers` is evaluated only for an error (its `Retry-After`): a `CurlResponse` parses its header lines
+    /// on each read, and a delivered message needs none of them.
     public static func outcome(
-        status: Int, headers: HTTPFields, body: [UInt8], now: Date = Date()
+        status: Int, headers: @autoclosure () -> HTTPFields, body: [UInt8], now: Date = Date()
     )
         -> DeliveryOutcome
     {
         let document = body.isEmpty ? nil : try? JSON.parse(body)
         if status == 200 { return .success(id: document?["name"]?.stringValue ?? "") }
+        let headers = headers()
         let error = document?["error"]
         let details = error?["details"]?.arrayValue ?? []
         let errorCode = details.first { $0["@type"]?.stringValue == fcmErrorType }?["errorCode"]?.stringValue
