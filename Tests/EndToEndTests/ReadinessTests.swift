@@ -24,7 +24,6 @@ struct ReadinessTests {
             #expect(before.body["checks"] == ["postgres": "ok", "migrations": "ok", "fanout": "ok"])
 
             try cluster.stop()
-            let asked = Date()
             let down = try await http.send("GET", "/ready")
             #expect(down.status == 503, "\(down.text)")
             #expect(down.body["code"] == 1)
@@ -32,7 +31,15 @@ struct ReadinessTests {
             #expect(reason.hasPrefix("not ready: "), "\(reason)")
             #expect(reason.contains("postgres: unreachable"), "\(reason)")
             #expect(down.body["checks"]?["postgres"]?.stringValue?.hasPrefix("unreachable") == true)
-            #expect(Date().timeIntervalSince(asked) < 5, "/ready must answer promptly while the database is down")
+            // The fastest of three answers: a /ready that waits on the dead database is slow every time, while
+            // a test process starved by the suite's parallel tests on two cores can be slow once (6 s seen).
+            var fastest = Double.infinity
+            for _ in 0..<3 {
+                let asked = Date()
+                #expect(try await http.send("GET", "/ready").status == 503)
+                fastest = min(fastest, Date().timeIntervalSince(asked))
+            }
+            #expect(fastest < 5, "/ready must answer promptly while the database is down")
             let alive = try await http.send("GET", "/health")
             #expect(alive.status == 200)
 
