@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Helpers for scripts/bench-installations.
+"""Helpers for scripts/bench-installations and scripts/bench-fanout (which imports the CPU readers).
 
   stats.py cpu SERVER_PID POSTMASTER_PID   -> "server_s postgres_s busy_s all_s" (cumulative CPU seconds)
+  stats.py ticks PID                       -> the process's own CPU ticks (user and system) so far
   stats.py cpudiff BEFORE AFTER            -> "server_cores postgres_cores other_cores idle_cores wall_s" over the interval
   stats.py pgblog FILE...                  -> "p50_ms p99_ms count" from pgbench -l per-transaction logs
   stats.py median X...                     -> the median
@@ -25,17 +26,23 @@ def proc_stat(pid):
     return ppid, own, children
 
 
-def cpu(server_pid, pm_pid):
-    server = proc_stat(server_pid)
-    server_t = server[1] if server else 0
+def postgres_ticks(pm_pid):
+    """CPU ticks of a PostgreSQL cluster: its postmaster, the backends and auxiliary processes alive now, and
+    the exited ones (already in the postmaster's cutime/cstime)."""
     pm = proc_stat(pm_pid)
-    pg_t = (pm[1] + pm[2]) if pm else 0
-    # Live backends and auxiliary processes; exited ones are already in the postmaster's cutime/cstime.
+    total = (pm[1] + pm[2]) if pm else 0
     for d in os.listdir("/proc"):
         if d.isdigit():
             st = proc_stat(d)
             if st and st[0] == pm_pid:
-                pg_t += st[1]
+                total += st[1]
+    return total
+
+
+def cpu(server_pid, pm_pid):
+    server = proc_stat(server_pid)
+    server_t = server[1] if server else 0
+    pg_t = postgres_ticks(pm_pid)
     with open("/proc/stat") as f:
         v = [int(x) for x in f.readline().split()[1:]]
     idle = v[3] + v[4]  # idle + iowait
@@ -72,6 +79,8 @@ def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "cpu":
         cpu(int(args[0]), int(args[1]))
+    elif cmd == "ticks":
+        print(proc_stat(int(args[0]))[1])
     elif cmd == "cpudiff":
         cpudiff(args[0], args[1])
     elif cmd == "pgblog":
@@ -82,4 +91,5 @@ def main():
         sys.exit(f"unknown command {cmd}")
 
 
-main()
+if __name__ == "__main__":
+    main()
