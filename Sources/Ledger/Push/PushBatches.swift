@@ -213,15 +213,8 @@ public struct PushBatches: Sendable {
         let reached = zip(claim.targets, outcomes).compactMap { t, o in
             o == .delivered && !t.objectId.isEmpty ? t.objectId : nil
         }
-        guard !reached.isEmpty else { return }
-        try await conn.query(
-            """
-            INSERT INTO last_deliveries (app_id, installation_id, push_id, delivered_at)
-            SELECT \(claim.appId), id, \(claim.pushId), \(at)::timestamptz FROM unnest(\(reached)::text[]) AS id
-            ON CONFLICT (app_id, installation_id) DO UPDATE SET push_id = excluded.push_id,
-                delivered_at = excluded.delivered_at
-            WHERE last_deliveries.delivered_at <= excluded.delivered_at
-            """)
+        try await LastDeliveries.remember(
+            appId: claim.appId, pushId: claim.pushId, objectIds: reached, at: at, on: conn)
     }
 
     /// The installation goes (if it still has this token) and the token is remembered as invalid.
