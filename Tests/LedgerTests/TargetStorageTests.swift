@@ -1,9 +1,10 @@
 import Foundation
-import Ledger
 import Postgres
 import PushCore
 import TestSupport
 import Testing
+
+@testable import Ledger
 
 /// A targeting page's targets are sent to PostgreSQL once, inside its `PushTargeted` event; the page's batch
 /// row copies them from there. Both are compressed with lz4 (migration 0016), including in day partitions
@@ -53,6 +54,43 @@ struct TargetStorageTests {
         #expect(record.json["successes"]?.intValue == 60, "\(record.json)")
         #expect(record.json["devices"]?.intValue == 60)
         #expect(record.json["status"]?.stringValue == "done")
+    }
+
+    @Test("the batch row's statement keeps a generic plan instead of planning every partition for each page")
+    func batchStatementKeepsItsGenericPlan() async throws {
+        let db = try await TestDatabase.make()
+        let conn = try await db.connect()
+        defer { Task { await conn.close() } }
+        // A log kept 90 days has a partition per day: a plan made for each page would cover every one of them.
+        try await conn.query(
+            """
+            SELECT pushledger_event_partition(d::date)
+            FROM generate_series(current_date - 90, current_date - 1, interval '1 day') AS d
+            """)
+        try await conn.query("BEGIN")
+        let stream = PushEvent.stream("p1")
+        for page in 1...8 {
+            let targets: JSON = ["targets": [["objectId": .string("i\(page)"), "deviceType": "ios"]]]
+            try await conn.query(
+                """
+                INSERT INTO events (app_id, stream, version, type, data, metadata)
+                VALUES ('app', \(stream), \(page), \(PushEvent.targeted), \(targets)::jsonb, '{}'::jsonb)
+                """)
+            try await FanOutStore.insertTargetedBatch(
+                appId: "app", pushId: "p1", number: page, stream: stream, version: page, on: conn)
+        }
+        let copied = try await conn.query(
+            "SELECT string_agg(targets -> 0 ->> 'objectId', ',' ORDER BY batch_no) AS ids FROM push_batches")
+        #expect(copied[0]["ids"] == "i1,i2,i3,i4,i5,i6,i7,i8")
+        // PostgreSQL plans a statement for its values five times before it weighs a generic plan; the
+        // connection's other statements are planned for their values every time.
+        let plans = try await conn.query(
+            """
+            SELECT generic_plans FROM pg_prepared_statements WHERE statement LIKE 'INSERT INTO push_batches%'
+            """)
+        #expect(plans.count == 1)
+        #expect(try plans.first?.int("generic_plans") ?? 0 >= 2, "\(plans.map { $0["generic_plans"] ?? "-" })")
+        try await conn.query("ROLLBACK")
     }
 
     @Test("every partition of the log compresses its data with lz4, one made after the migration too")
