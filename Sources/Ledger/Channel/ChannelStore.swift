@@ -68,7 +68,8 @@ enum ChannelStore {
             RETURNING object_id
             """)
         try await conn.enqueue(
-            "SELECT pg_notify(\(notifyChannel), \([appId, pushId, String(batchNo)].joined(separator: "\t")))")
+            .reusingPlan(
+                "SELECT pg_notify(\(notifyChannel), \([appId, pushId, String(batchNo)].joined(separator: "\t")))"))
         return Set(objectIds).subtracting(try rows.map { try $0.string("object_id") })
     }
 

@@ -60,7 +60,7 @@ public struct EventStore: Sendable {
                 // NOTIFY takes a database-wide lock at commit, serialising committers; only wake workers when
                 // something they consume (a push stream) changed. Other consumers poll within a second anyway.
                 if transactions.contains(where: { $0.appendedStreams.contains(where: PushEvent.isPushStream) }) {
-                    try await conn.enqueue("SELECT pg_notify(\(EventStore.notifyChannel), \(appId))")
+                    try await conn.enqueue(.reusingPlan("SELECT pg_notify(\(EventStore.notifyChannel), \(appId))"))
                 }
                 return value
             }

@@ -57,9 +57,10 @@ public final class LedgerTransaction: @unchecked Sendable {
     /// stream whose old events the log-retention step dropped.
     public func currentVersion(of stream: String) async throws -> Int {
         let rows = try await connection.query(
-            """
-            SELECT coalesce((SELECT version FROM stream_heads WHERE app_id = \(appId) AND stream = \(stream)), 0) AS v
-            """)
+            .reusingPlan(
+                """
+                SELECT coalesce((SELECT version FROM stream_heads WHERE app_id = \(appId) AND stream = \(stream)), 0) AS v
+                """))
         return try rows[0].int("v")
     }
 

@@ -37,20 +37,22 @@ public struct PushStatsProjection: Projection {
         case PushEvent.targeted:
             let (pushId, devices) = try PushTargeted.counted(d)
             try await conn.enqueue(
-                """
-                UPDATE \(unsafeRaw: stats) SET devices = devices + \(devices)
-                WHERE app_id = \(app) AND push_id = \(pushId)
-                """)
+                .reusingPlan(
+                    """
+                    UPDATE \(unsafeRaw: stats) SET devices = devices + \(devices)
+                    WHERE app_id = \(app) AND push_id = \(pushId)
+                    """))
         case PushEvent.batchDelivered:
             let b = try BatchDelivered(json: d)
             try await conn.enqueue(
-                """
-                UPDATE \(unsafeRaw: stats) SET successes = successes + \(b.successes), errors = errors + \(b.errors),
-                    ios_successes = ios_successes + \(b.iosSuccesses),
-                    android_successes = android_successes + \(b.androidSuccesses),
-                    windows_successes = windows_successes + \(b.windowsSuccesses ?? 0)
-                WHERE app_id = \(app) AND push_id = \(b.objectId)
-                """)
+                .reusingPlan(
+                    """
+                    UPDATE \(unsafeRaw: stats) SET successes = successes + \(b.successes), errors = errors + \(b.errors),
+                        ios_successes = ios_successes + \(b.iosSuccesses),
+                        android_successes = android_successes + \(b.androidSuccesses),
+                        windows_successes = windows_successes + \(b.windowsSuccesses ?? 0)
+                    WHERE app_id = \(app) AND push_id = \(b.objectId)
+                    """))
             let counts = [
                 (PushPlatform.ios, b.iosSuccesses), (.android, b.androidSuccesses), (.windows, b.windowsSuccesses ?? 0),
             ]
@@ -105,12 +107,13 @@ public struct PushStatsProjection: Projection {
         on conn: PGConnection, schema: String
     ) async throws {
         try await conn.enqueue(
-            """
-            INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, \(unsafeRaw: column))
-            VALUES (\(app), \(LocalTime.day(at, appId: app, schema: schema)), \(platform), \(amount))
-            ON CONFLICT (app_id, day, platform) DO UPDATE
-                SET \(unsafeRaw: column) = daily_opens.\(unsafeRaw: column) + \(amount)
-            """)
+            .reusingPlan(
+                """
+                INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, \(unsafeRaw: column))
+                VALUES (\(app), \(LocalTime.day(at, appId: app, schema: schema)), \(platform), \(amount))
+                ON CONFLICT (app_id, day, platform) DO UPDATE
+                    SET \(unsafeRaw: column) = daily_opens.\(unsafeRaw: column) + \(amount)
+                """))
     }
 
     /// Own-channel messages that ended: acks count as successes of their platform, the rest as errors.

@@ -22,7 +22,7 @@ enum FanOutStore {
     }
 
     static func state(appId: String, pushId: String, on db: some PGQuerying) async throws -> JobState? {
-        try await db.query("SELECT state FROM push_jobs WHERE app_id = \(appId) AND push_id = \(pushId)")
+        try await db.query(.reusingPlan("SELECT state FROM push_jobs WHERE app_id = \(appId) AND push_id = \(pushId)"))
             .first?["state"].flatMap(JobState.init(rawValue:))
     }
 
@@ -70,11 +70,12 @@ enum FanOutStore {
         // The states are SQL literals, not parameters: only then can a generic plan prove the partial index
         // push_jobs_due's predicate (they are JobState.due).
         try await db.query(
-            """
-            SELECT app_id, push_id FROM push_jobs
-            WHERE state IN ('scheduled', 'targeting') AND send_at <= \(now)::timestamptz
-            ORDER BY send_at LIMIT \(limit)
-            """
+            .reusingPlan(
+                """
+                SELECT app_id, push_id FROM push_jobs
+                WHERE state IN ('scheduled', 'targeting') AND send_at <= \(now)::timestamptz
+                ORDER BY send_at LIMIT \(limit)
+                """)
         ).map { (try $0.string("app_id"), try $0.string("push_id")) }
     }
 
@@ -99,11 +100,12 @@ enum FanOutStore {
     {
         guard
             let row = try await db.query(
-                """
-                SELECT state, send_at <= \(now)::timestamptz AS due, expires_at <= \(now)::timestamptz AS expired,
-                    request, cursor_object_id, batches, targeted, attempts
-                FROM push_jobs WHERE app_id = \(appId) AND push_id = \(pushId)
-                """
+                .reusingPlan(
+                    """
+                    SELECT state, send_at <= \(now)::timestamptz AS due, expires_at <= \(now)::timestamptz AS expired,
+                        request, cursor_object_id, batches, targeted, attempts
+                    FROM push_jobs WHERE app_id = \(appId) AND push_id = \(pushId)
+                    """)
             ).first,
             let state = row["state"].flatMap(JobState.init(rawValue:))
         else { return nil }
@@ -125,10 +127,11 @@ enum FanOutStore {
             (morePages || addsBatch) ? true : try await pendingBatches(appId: appId, pushId: pushId, on: db) > 0
         let next = try transition(job.state, .pageTargeted(morePages: morePages, batchesPending: pending))
         try await db.query(
-            """
-            UPDATE push_jobs SET state = \(next), cursor_object_id = \(cursor), batches = \(batches), targeted = \(targeted)
-            WHERE app_id = \(appId) AND push_id = \(pushId)
-            """)
+            .reusingPlan(
+                """
+                UPDATE push_jobs SET state = \(next), cursor_object_id = \(cursor), batches = \(batches), targeted = \(targeted)
+                WHERE app_id = \(appId) AND push_id = \(pushId)
+                """))
         return next
     }
 
@@ -142,8 +145,9 @@ enum FanOutStore {
         guard let next = state.after(event) else { return nil }
         if next != state {
             try await db.query(
-                "UPDATE push_jobs SET state = \(next) WHERE app_id = \(appId) AND push_id = \(pushId) AND state = \(state)"
-            )
+                .reusingPlan(
+                    "UPDATE push_jobs SET state = \(next) WHERE app_id = \(appId) AND push_id = \(pushId) AND state = \(state)"
+                ))
         }
         return next
     }
@@ -306,12 +310,13 @@ enum FanOutStore {
     /// another worker took it over.
     static func renew(_ claim: BatchClaim, until: Date, on db: some PGQuerying) async throws -> Bool {
         try await !db.query(
-            """
-            UPDATE push_batches SET claimed_until = \(until)::timestamptz
-            WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
-              AND claimed_by = \(claim.owner) AND state = \(BatchState.pending)
-            RETURNING batch_no
-            """
+            .reusingPlan(
+                """
+                UPDATE push_batches SET claimed_until = \(until)::timestamptz
+                WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
+                  AND claimed_by = \(claim.owner) AND state = \(BatchState.pending)
+                RETURNING batch_no
+                """)
         ).isEmpty
     }
 
@@ -319,12 +324,13 @@ enum FanOutStore {
     /// outcome of a batch counts).
     static func markRecorded(_ claim: BatchClaim, on db: some PGQuerying) async throws -> Bool {
         try await !db.query(
-            """
-            UPDATE push_batches SET state = \(batchTransition(.recorded))
-            WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
-              AND state = \(BatchState.pending)
-            RETURNING batch_no
-            """
+            .reusingPlan(
+                """
+                UPDATE push_batches SET state = \(batchTransition(.recorded))
+                WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
+                  AND state = \(BatchState.pending)
+                RETURNING batch_no
+                """)
         ).isEmpty
     }
 

@@ -44,27 +44,29 @@ public struct NotificationProjection: Projection {
         case PushEvent.targeted:
             let count = try PushTargeted.counted(d).devices
             try await conn.enqueue(
-                """
-                UPDATE \(unsafeRaw: table) SET devices = devices + \(count), status = \(PushEvent.Status.inQueue),
-                    updated_at = \(at)::timestamptz
-                WHERE app_id = \(event.appId) AND object_id = \(pushId)
-                """)
+                .reusingPlan(
+                    """
+                    UPDATE \(unsafeRaw: table) SET devices = devices + \(count), status = \(PushEvent.Status.inQueue),
+                        updated_at = \(at)::timestamptz
+                    WHERE app_id = \(event.appId) AND object_id = \(pushId)
+                    """))
         case PushEvent.batchDelivered:
             let b = try BatchDelivered(json: d)
             let reasons = JSON.object(b.reasons.mapValues { .int($0) })
             try await conn.enqueue(
-                """
-                UPDATE \(unsafeRaw: table) SET successes = successes + \(b.successes), errors = errors + \(b.errors),
-                    error_reasons = coalesce((
-                        SELECT jsonb_object_agg(k, coalesce((error_reasons ->> k)::bigint, 0)
-                                                   + coalesce((\(reasons)::jsonb ->> k)::bigint, 0))
-                        FROM jsonb_object_keys(error_reasons || \(reasons)::jsonb) AS k), '{}'),
-                    invalid_tokens = invalid_tokens + \(b.invalidTokens),
-                    ios_successes = ios_successes + \(b.iosSuccesses),
-                    android_successes = android_successes + \(b.androidSuccesses),
-                    windows_successes = windows_successes + \(b.windowsSuccesses ?? 0), updated_at = \(b.at)::timestamptz
-                WHERE app_id = \(event.appId) AND object_id = \(pushId)
-                """)
+                .reusingPlan(
+                    """
+                    UPDATE \(unsafeRaw: table) SET successes = successes + \(b.successes), errors = errors + \(b.errors),
+                        error_reasons = coalesce((
+                            SELECT jsonb_object_agg(k, coalesce((error_reasons ->> k)::bigint, 0)
+                                                       + coalesce((\(reasons)::jsonb ->> k)::bigint, 0))
+                            FROM jsonb_object_keys(error_reasons || \(reasons)::jsonb) AS k), '{}'),
+                        invalid_tokens = invalid_tokens + \(b.invalidTokens),
+                        ios_successes = ios_successes + \(b.iosSuccesses),
+                        android_successes = android_successes + \(b.androidSuccesses),
+                        windows_successes = windows_successes + \(b.windowsSuccesses ?? 0), updated_at = \(b.at)::timestamptz
+                    WHERE app_id = \(event.appId) AND object_id = \(pushId)
+                    """))
             if let queued = b.queued, queued > 0 {
                 try await conn.enqueue(
                     """

@@ -61,10 +61,11 @@ struct PushLimits {
     /// Devices targeted so far on the app's current local day.
     static func devicesToday(app: App, now: Date, on conn: PGConnection) async throws -> Int64 {
         try await conn.query(
-            """
-            SELECT devices FROM daily_usage
-            WHERE app_id = \(app.appId) AND day = \(LocalTime.day(LeanDate.format(now), appId: app.appId, schema: "public"))
-            """
+            .reusingPlan(
+                """
+                SELECT devices FROM daily_usage
+                WHERE app_id = \(app.appId) AND day = \(LocalTime.day(LeanDate.format(now), appId: app.appId, schema: "public"))
+                """)
         ).first?.int64("devices") ?? 0
     }
 

@@ -24,11 +24,12 @@ public struct UsageProjection: Projection {
         let day = LocalTime.day(at, appId: app, schema: schema)
         func add(_ column: String, _ amount: Int64) async throws {
             try await conn.enqueue(
-                """
-                INSERT INTO \(unsafeRaw: schema).daily_usage (app_id, day, \(unsafeRaw: column))
-                VALUES (\(app), \(day), \(amount))
-                ON CONFLICT (app_id, day) DO UPDATE SET \(unsafeRaw: column) = daily_usage.\(unsafeRaw: column) + \(amount)
-                """)
+                .reusingPlan(
+                    """
+                    INSERT INTO \(unsafeRaw: schema).daily_usage (app_id, day, \(unsafeRaw: column))
+                    VALUES (\(app), \(day), \(amount))
+                    ON CONFLICT (app_id, day) DO UPDATE SET \(unsafeRaw: column) = daily_usage.\(unsafeRaw: column) + \(amount)
+                    """))
         }
         switch event.type {
         case PushEvent.requested:
