@@ -6,7 +6,9 @@ import PushCore
 // targets (read back by projections and `explain`). Both readers must produce PushCore's `JSON` (integers
 // kept apart from doubles), so Foundation's figure includes converting its objects, as a drop-in
 // replacement would. Rounds alternate the two readers (A B A B …) and medians are printed, with the ratio
-// Foundation / PushCore.
+// Foundation / PushCore. At the end, a page of 1,000 targets written by `PushTargeted.encodedText` against
+// `json.encoded()`, and a batch row of 1,000 targets read by `PushTarget.list(jsonText:)` against the JSON
+// reader and `PushTarget(json:)`.
 // Usage: json-reader-bench [ROUNDS (7)]
 
 let rounds = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 7
@@ -122,15 +124,52 @@ func foundationWrite(_ page: PushTargeted) throws -> Data {
 let ourText = try JSON.parse(page.json.encoded())
 let foundationText = try JSON.parse(Array(try foundationWrite(page)))
 precondition(ourText == foundationText, "the two writers disagree")
+precondition(page.encodedText == page.json.encoded(), "encodedText differs from the JSON writer's text")
 var written: [Double] = []
 var foundationWritten: [Double] = []
+var writtenDirectly: [Double] = []
 for _ in 0..<rounds {
     written.append(time(100) { page.json.encoded().utf8.count })
     foundationWritten.append(try time(100) { try foundationWrite(page).count })
+    writtenDirectly.append(time(100) { page.encodedText.utf8.count })
 }
-let (w, fw) = (median(written), median(foundationWritten))
+let (w, fw, dw) = (median(written), median(foundationWritten), median(writtenDirectly))
 print(
     String(
         format:
             "PushTargeted (1,000) written: PushCore %.1f µs (%.2f µs a target), Foundation %.1f µs; Foundation/PushCore %.2f",
         w, w / 1000, fw, fw / w))
+// What the targeting step stores since issue 18's last change: the same text written straight from the targets.
+print(
+    String(
+        format:
+            "PushTargeted (1,000) written by encodedText: %.1f µs (%.2f µs a target); json.encoded() / encodedText %.2f",
+        dw, dw / 1000, w / dw))
+
+// A sender's claim reads its batch row's targets: 1,000 of them, as PostgreSQL prints `jsonb` (keys by length,
+// then bytes; a space after each colon and comma). Read as the claim read them until issue 18's last change
+// (the document as `JSON`, then `PushTarget(json:)` for each element) and by `PushTarget.list(jsonText:)`,
+// alternated; both must give the same targets.
+let batchRow =
+    "["
+    + (0..<1000).map { i in
+        #"{"b": \#(i % 9), "k": "\#(String(format: "%064x", i))", "o": "\#(String(format: "%024x", i))", "t": "ios"}"#
+    }.joined(separator: ", ") + "]"
+func throughJSON(_ text: String) throws -> [PushTarget] {
+    (try JSON.parse(text).arrayValue ?? []).compactMap(PushTarget.init(json:))
+}
+let sameTargets = try throughJSON(batchRow) == PushTarget.list(jsonText: batchRow)
+precondition(sameTargets, "the two target readers disagree")
+var viaJSON: [Double] = []
+var direct: [Double] = []
+for _ in 0..<rounds {
+    viaJSON.append(try time(100) { try throughJSON(batchRow).count })
+    direct.append(try time(100) { try PushTarget.list(jsonText: batchRow).count })
+}
+let (viaJSONMedian, directMedian) = (median(viaJSON), median(direct))
+print(
+    String(
+        format:
+            "batch row (1,000 targets, %d bytes) read: through JSON %.1f µs (%.2f µs a target), PushTarget.list %.1f µs (%.2f µs a target); ratio %.2f",
+        batchRow.utf8.count, viaJSONMedian, viaJSONMedian / 1000, directMedian, directMedian / 1000,
+        viaJSONMedian / directMedian))

@@ -112,7 +112,7 @@ public final class LedgerTransaction: @unchecked Sendable {
                 versions.append(String(version))
                 types.append(event.type)
                 tx.appendedTypes.append(event.type)
-                datas.append(event.data.encoded())
+                datas.append(event.storedText ?? event.data.encoded())
                 metadatas.append(metadata)
                 projected.append(
                     ProjectedEvent(

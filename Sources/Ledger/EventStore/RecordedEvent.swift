@@ -3,17 +3,31 @@ import PushCore
 
 /// An event to append: its type and JSON data.
 public struct NewEvent: Sendable {
-    public var type: String
-    public var data: JSON
+    public let type: String
+    /// What the inline projections are handed (`ProjectedEvent.data`): the stored data, except for a page of
+    /// targets (below).
+    public let data: JSON
+    /// The data as stored, when it is written apart from `data`; nil: `data` encoded.
+    let storedText: String?
 
     public init(_ type: String, _ data: JSON) {
         self.type = type
         self.data = data
+        self.storedText = nil
     }
 
     /// A push stream's event, its data from the payload type of its kind.
     public init(_ type: String, _ payload: some PushEventPayload) {
         self.init(type, payload.json)
+    }
+
+    /// A page of targets (`PushTargeted`), the fan-out's largest event: stored whole, its text written straight
+    /// from the targets (`encodedText`); the inline projections are handed the page with its targets counted
+    /// (`countedJSON`), as a rebuild hands them every page, since none reads more than their number.
+    public init(_ type: String, _ page: PushTargeted) {
+        self.type = type
+        self.data = page.countedJSON
+        self.storedText = page.encodedText
     }
 }
 

@@ -298,7 +298,7 @@ enum FanOutStore {
                 """
             ).first
         else { return nil }
-        let targets = (try row.json("targets").arrayValue ?? []).compactMap(PushTarget.init(json:))
+        let targets = try PushTarget.list(jsonText: row.string("targets"))
         let stored = try row.json("request")
         let request = Result { () throws(LeanError) -> PushRequest in try PushRequest.stored(stored) }
         return BatchClaim(

@@ -180,9 +180,9 @@ extension JSON: Codable {
 
 /// A small strict RFC 8259 parser: Foundation's JSONSerialization loses the integer/double distinction.
 struct JSONParser {
-    private let bytes: [UInt8]
-    private var index = 0
-    private var depth = 0
+    let bytes: [UInt8]
+    var index = 0
+    var depth = 0
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -194,7 +194,7 @@ struct JSONParser {
         return value
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count,
             bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D
                 || bytes[index] == 0x09
@@ -203,7 +203,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseValue() throws(MalformedJSON) -> JSON {
+    mutating func parseValue() throws(MalformedJSON) -> JSON {
         guard index < bytes.count else { throw MalformedJSON("unexpected end of JSON") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -230,7 +230,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func enter() throws(MalformedJSON) {
+    mutating func enter() throws(MalformedJSON) {
         depth += 1
         if depth > 128 { throw MalformedJSON("JSON nested too deeply") }
     }
@@ -297,7 +297,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseString() throws(MalformedJSON) -> String {
+    mutating func parseString() throws(MalformedJSON) -> String {
         index += 1
         var scalars = String.UnicodeScalarView()
         var start = index
