@@ -576,6 +576,8 @@ enum PlanMode: String {
     case custom = "force_custom_plan"
     /// PostgreSQL's default: after five executions a generic plan is kept when it is no costlier.
     case reusable = "auto"
+    /// The generic plan from the first execution.
+    case generic = "force_generic_plan"
 }
 
 extension PGQuery {
@@ -583,6 +585,10 @@ extension PGQuery {
     /// mode does not matter (BEGIN, COMMIT and the like run under whatever mode is set).
     var planMode: PlanMode? {
         guard !binds.isEmpty else { return nil }
-        return reusesPlan ? .reusable : .custom
+        switch planning {
+        case .perExecution: return .custom
+        case .reusable: return .reusable
+        case .generic: return .generic
+        }
     }
 }

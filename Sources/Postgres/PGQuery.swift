@@ -3,8 +3,12 @@
 public struct PGQuery: Sendable, ExpressibleByStringInterpolation {
     public private(set) var sql: String
     public private(set) var binds: [String?]
-    /// Whether the server may keep one generic plan for this statement (see `reusingPlan()`).
-    public private(set) var reusesPlan = false
+    /// How the server plans this statement: for its values at each execution (the default), or once without
+    /// them (`reusingPlan()`, `withGenericPlan()`).
+    private(set) var planning = Planning.perExecution
+    enum Planning: Sendable { case perExecution, reusable, generic }
+    /// Whether the server may keep one generic plan for this statement.
+    public var reusesPlan: Bool { planning != .perExecution }
 
     public init(stringLiteral value: String) {
         self.sql = value
@@ -31,12 +35,26 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation {
     /// made while a table was still small does not outlive that.
     public func reusingPlan() -> PGQuery {
         var copy = self
-        copy.reusesPlan = true
+        copy.planning = .reusable
         return copy
     }
 
     /// `query.reusingPlan()`, spelled so a statement literal can be written in place.
     public static func reusingPlan(_ query: PGQuery) -> PGQuery { query.reusingPlan() }
+
+    /// Like `reusingPlan()`, but the generic plan from the first execution on (`plan_cache_mode =
+    /// force_generic_plan` while it runs), without PostgreSQL's five plans for the values first. For a
+    /// statement whose values can never give a better plan and whose plan is costly to make: one whose
+    /// partitions are pruned only when it runs costs a plan over every partition of the log either way, and
+    /// `auto` makes six of those every time the connection prepares it afresh.
+    public func withGenericPlan() -> PGQuery {
+        var copy = self
+        copy.planning = .generic
+        return copy
+    }
+
+    /// `query.withGenericPlan()`, spelled so a statement literal can be written in place.
+    public static func withGenericPlan(_ query: PGQuery) -> PGQuery { query.withGenericPlan() }
 
     /// Appends another query, renumbering its placeholders after ours.
     public mutating func append(_ other: PGQuery) {

@@ -25,6 +25,7 @@ RAW_TEXT = {
     "scratch.apps": "public.apps",
     "scratch.objects": "public.objects",
     "String(pageSize)": "2000",  # rebuild's FETCH (a count cannot be a parameter)
+    "sendableStates": "'targeting', 'sending'",  # FanOutStore's claim: JobState.sendable as literals
 }
 
 # Interpolated SQL fragments (PGQuery values, not parameters), as the code builds them, by expression or by
