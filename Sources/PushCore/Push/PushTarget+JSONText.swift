@@ -93,10 +93,11 @@ extension JSONParser {
     }
 
     /// A key at `index` (its opening quote): the letter of a one-letter ASCII key written plainly, the
-    /// target's keys, compared as bytes; 0 for any other key, which is read (and checked) as a string.
+    /// target's keys, compared as bytes; 0 for any other key, which is read (and checked) as a string. A quote
+    /// or a backslash as the letter is left to the string reader: `""` is an empty key followed by a stray quote.
     private mutating func parseTargetKey() throws(MalformedJSON) -> UInt8 {
         if index + 2 < bytes.count, bytes[index + 2] == UInt8(ascii: "\""), bytes[index + 1] != UInt8(ascii: "\\"),
-            bytes[index + 1] >= 0x20, bytes[index + 1] < 0x80
+            bytes[index + 1] != UInt8(ascii: "\""), bytes[index + 1] >= 0x20, bytes[index + 1] < 0x80
         {
             index += 3
             return bytes[index - 2]
