@@ -26,10 +26,9 @@ public struct LedgerComponents: Sendable {
 
     public init(
         databaseURL: String, maxConnections: Int = 16, clock: WallClock = .system,
-        logger: Logger = Logger(label: "pushledger"), genericPlanLifetime: Duration = .seconds(10)
+        logger: Logger = Logger(label: "pushledger")
     ) {
-        pool = PGPool(
-            url: databaseURL, maxConnections: maxConnections, logger: logger, genericPlanLifetime: genericPlanLifetime)
+        pool = PGPool(url: databaseURL, maxConnections: maxConnections, logger: logger)
         events = EventStore(pool: pool, inlineProjections: Self.inlineProjections, clock: clock)
         apps = AppStore(store: events)
         installations = InstallationStore(store: events)
