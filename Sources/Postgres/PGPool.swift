@@ -12,11 +12,17 @@ public actor PGPool {
     private var waiting = 0
     private var closed = false
     private let logger: Logger
+    /// Each connection's `genericPlanLifetime` (`PGConnection.connect(url:genericPlanLifetime:)`).
+    private let genericPlanLifetime: Duration
 
-    public init(url: String, maxConnections: Int = 8, logger: Logger = Logger(label: "pushledger.pg")) {
+    public init(
+        url: String, maxConnections: Int = 8, logger: Logger = Logger(label: "pushledger.pg"),
+        genericPlanLifetime: Duration = .seconds(10)
+    ) {
         self.url = url
         self.maxConnections = max(1, maxConnections)
         self.logger = logger
+        self.genericPlanLifetime = genericPlanLifetime
     }
 
     /// Lends a connection for the duration of `body`.
@@ -76,7 +82,7 @@ public actor PGPool {
         if open < maxConnections {
             open += 1
             do {
-                return try await PGConnection.connect(url: url)
+                return try await PGConnection.connect(url: url, genericPlanLifetime: genericPlanLifetime)
             } catch {
                 open -= 1
                 Counter(label: "pushledger_pg_errors_total", dimensions: [("class", "connect")]).increment()
@@ -107,7 +113,8 @@ public actor PGPool {
                 let waiter = waiters.removeFirst()
                 open += 1
                 do {
-                    waiter.resume(returning: try await PGConnection.connect(url: url))
+                    waiter.resume(
+                        returning: try await PGConnection.connect(url: url, genericPlanLifetime: genericPlanLifetime))
                 } catch {
                     open -= 1
                     waiter.resume(throwing: error)

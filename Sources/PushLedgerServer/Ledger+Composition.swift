@@ -26,9 +26,10 @@ public struct LedgerComponents: Sendable {
 
     public init(
         databaseURL: String, maxConnections: Int = 16, clock: WallClock = .system,
-        logger: Logger = Logger(label: "pushledger")
+        logger: Logger = Logger(label: "pushledger"), genericPlanLifetime: Duration = .seconds(10)
     ) {
-        pool = PGPool(url: databaseURL, maxConnections: maxConnections, logger: logger)
+        pool = PGPool(
+            url: databaseURL, maxConnections: maxConnections, logger: logger, genericPlanLifetime: genericPlanLifetime)
         events = EventStore(pool: pool, inlineProjections: Self.inlineProjections, clock: clock)
         apps = AppStore(store: events)
         installations = InstallationStore(store: events)

@@ -74,10 +74,37 @@ ensure_database() {
     echo "postgresql://postgres@127.0.0.1:$port/$name"
 }
 
+# SwiftPM's native build system (Swift 6.3's default) can keep a module compiled against the old layout of a
+# type that another of the project's modules has changed (swiftlang/swift-package-manager#10502): the binary
+# then mixes two layouts and corrupts memory at run time, a SIGSEGV or a garbage value in some unrelated test,
+# which a clean build never shows (docs/decisions.md, "Builds"). So when the project's own sources differ from
+# those the last build in a scratch folder saw, all of the project's own modules are compiled afresh; the
+# dependencies' are kept. Usage: forget_stale_modules SCRATCH_FOLDER CONFIGURATION, before `swift build`.
+forget_stale_modules() {
+    local dir stamp target
+    dir="$1/$(uname -m)-unknown-linux-gnu/$2"
+    stamp="$(cd "$ROOT" && find Sources Tests Benchmarks Package.swift Package.resolved -type f -print0 |
+        sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
+    if [ -d "$dir" ] && [ "$(cat "$dir/own-sources.sha256" 2>/dev/null)" != "$stamp" ]; then
+        log "the project's sources changed since the last build in $1: its own modules are built afresh"
+        # Every target of the manifest, and the test runner modules SwiftPM derives from the package's name.
+        for target in $(cd "$ROOT" && swift package --scratch-path "$1" dump-package | python3 -c '
+import json, sys
+package = json.load(sys.stdin)
+names = [t["name"].replace("-", "_") for t in package["targets"]]
+print(" ".join(names + [package["name"] + "PackageTests", package["name"] + "PackageDiscoveredTests"]))'); do
+            rm -rf "${dir:?}/$target.build"
+        done
+    fi
+    mkdir -p "$dir"
+    echo "$stamp" > "$dir/own-sources.sha256"
+}
+
 build_release() {
     # A binary built already (e.g. scripts/test's .build-test/release/pushledger) may stand in for the build.
     if [ -n "${PUSHLEDGER_BIN:-}" ]; then echo "$PUSHLEDGER_BIN"; return; fi
     log "building (the first build takes several minutes)"
+    forget_stale_modules "$ROOT/.build" release
     (cd "$ROOT" && swift build -c release --product pushledger 2>&1 | grep -E "error|warning: unre|Compiling|Build" | tail -n 3) >&2
     echo "$ROOT/.build/release/pushledger"
 }
