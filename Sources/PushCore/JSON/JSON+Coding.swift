@@ -236,65 +236,81 @@ struct JSONParser {
     }
 
     private mutating func parseObject() throws(MalformedJSON) -> JSON {
+        var fields: [String: JSON] = [:]
+        try readObject(key: { parser throws(MalformedJSON) in try parser.parseString() }) {
+            parser, key throws(MalformedJSON) in fields[key] = try parser.parseValue()
+        }
+        return .object(fields)
+    }
+
+    private mutating func parseArray() throws(MalformedJSON) -> JSON {
+        var items: [JSON] = []
+        try readArray { parser throws(MalformedJSON) in items.append(try parser.parseValue()) }
+        return .array(items)
+    }
+
+    /// Reads the object at `index` (its `{`) up to its `}`: each member's key with `readKey` (called at the key's
+    /// opening quote), then its value with `readValue` (called at the value). Commas, colons, the closing brace
+    /// and the nesting depth are checked here, for `JSON`'s own objects and for readers that take only a few
+    /// fields (`PushTarget.list(jsonText:)`).
+    @inline(__always)
+    mutating func readObject<Key>(
+        key readKey: (inout JSONParser) throws(MalformedJSON) -> Key,
+        value readValue: (inout JSONParser, Key) throws(MalformedJSON) -> Void
+    ) throws(MalformedJSON) {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var fields: [String: JSON] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(fields)
+            return
         }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw MalformedJSON("expected a string key")
             }
-            let key = try parseString()
+            let key = try readKey(&self)
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw MalformedJSON("expected ':'") }
             index += 1
             skipWhitespace()
-            fields[key] = try parseValue()
-            skipWhitespace()
-            guard index < bytes.count else { throw MalformedJSON("unexpected end of JSON") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(fields)
-            }
-            throw MalformedJSON("expected ',' or '}'")
+            try readValue(&self, key)
+            guard try endOfMember(closedBy: UInt8(ascii: "}")) else { continue }
+            return
         }
     }
 
-    private mutating func parseArray() throws(MalformedJSON) -> JSON {
+    /// Reads the array at `index` (its `[`) up to its `]`, calling `readElement` at each element; commas, the
+    /// closing bracket and the nesting depth are checked here.
+    @inline(__always)
+    mutating func readArray(_ readElement: (inout JSONParser) throws(MalformedJSON) -> Void) throws(MalformedJSON) {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var items: [JSON] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
-            return .array(items)
+            return
         }
         while true {
             skipWhitespace()
-            items.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw MalformedJSON("unexpected end of JSON") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(items)
-            }
-            throw MalformedJSON("expected ',' or ']'")
+            try readElement(&self)
+            guard try endOfMember(closedBy: UInt8(ascii: "]")) else { continue }
+            return
         }
+    }
+
+    /// After an object member or an array element: true at the closing `close` (consumed), false at a comma
+    /// (consumed: another member follows), an error otherwise.
+    private mutating func endOfMember(closedBy close: UInt8) throws(MalformedJSON) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw MalformedJSON("unexpected end of JSON") }
+        index += 1
+        if bytes[index - 1] == UInt8(ascii: ",") { return false }
+        if bytes[index - 1] == close { return true }
+        throw MalformedJSON(close == UInt8(ascii: "}") ? "expected ',' or '}'" : "expected ',' or ']'")
     }
 
     mutating func parseString() throws(MalformedJSON) -> String {

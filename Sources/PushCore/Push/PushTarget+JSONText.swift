@@ -18,25 +18,10 @@ extension JSONParser {
             _ = try parseDocument()
             return []
         }
-        try enter()
-        index += 1
         var targets: [PushTarget] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-        } else {
-            while true {
-                skipWhitespace()
-                if let target = try parseTargetElement() { targets.append(target) }
-                skipWhitespace()
-                guard index < bytes.count else { throw MalformedJSON("unexpected end of JSON") }
-                index += 1
-                if bytes[index - 1] == UInt8(ascii: ",") { continue }
-                if bytes[index - 1] == UInt8(ascii: "]") { break }
-                throw MalformedJSON("expected ',' or ']'")
-            }
+        try readArray { parser throws(MalformedJSON) in
+            if let target = try parser.parseTargetElement() { targets.append(target) }
         }
-        depth -= 1
         skipWhitespace()
         guard index == bytes.count else { throw MalformedJSON("unexpected text after the JSON value") }
         return targets
@@ -50,26 +35,10 @@ extension JSONParser {
             _ = try parseValue()
             return nil
         }
-        try enter()
-        defer { depth -= 1 }
-        index += 1
         var o: JSON?, t: JSON?, k: JSON?, p: JSON?, b: JSON?
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return nil
-        }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw MalformedJSON("expected a string key")
-            }
-            let key = try parseTargetKey()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw MalformedJSON("expected ':'") }
-            index += 1
-            skipWhitespace()
-            let value = try parseValue()
+        try readObject(key: { parser throws(MalformedJSON) in try parser.parseTargetKey() }) {
+            parser, key throws(MalformedJSON) in
+            let value = try parser.parseValue()
             switch key {
             case UInt8(ascii: "o"): o = value
             case UInt8(ascii: "t"): t = value
@@ -78,12 +47,6 @@ extension JSONParser {
             case UInt8(ascii: "b"): b = value
             default: break
             }
-            skipWhitespace()
-            guard index < bytes.count else { throw MalformedJSON("unexpected end of JSON") }
-            index += 1
-            if bytes[index - 1] == UInt8(ascii: ",") { continue }
-            if bytes[index - 1] == UInt8(ascii: "}") { break }
-            throw MalformedJSON("expected ',' or '}'")
         }
         guard let objectId = o?.stringValue, let deviceType = t?.stringValue, let token = k?.stringValue else {
             return nil
