@@ -44,9 +44,10 @@ struct FanOutPlanTests {
         let app = try await db.ledger.apps.create(name: "x", appId: "plans")
         let t0 = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         _ = try await db.saveIOSInstallations(app: app.appId, count: 10, now: t0 - 60)
-        // One connection, so that its prepared statements are every statement the push ran; and no statement
-        // prepared afresh meanwhile (every 10 s by default), which would start its count of plans again.
-        let single = LedgerComponents(databaseURL: db.url, maxConnections: 1, genericPlanLifetime: .seconds(3600))
+        // One connection, so that its prepared statements are every statement the push ran, kept for the whole
+        // test (`planCountingLifetime`).
+        let single = LedgerComponents(
+            databaseURL: db.url, maxConnections: 1, genericPlanLifetime: TestDatabase.planCountingLifetime)
         let pushId = try await SimulatedPushes.push(
             ["channels": ["all"], "data": ["alert": "hi"]], app: app, at: t0, single, pageSize: 1)
         try await SimulatedPushes.deliverPending(at: t0, single)

@@ -13,10 +13,6 @@ struct PlanReuseTests {
         return try await conn.query(reusing ? query.reusingPlan() : query)[0]["m"]
     }
 
-    /// The lifetime given to connections whose plans are counted: longer than any run, so a slow run under the
-    /// full suite's load cannot have a statement prepared afresh, its counts started again, mid-test.
-    private let plansCounted: Duration = .seconds(3600)
-
     /// How often the prepared statement for `sql` was planned generically and per execution.
     private func plans(_ conn: PGConnection, _ sql: String) async throws -> (generic: Int, custom: Int) {
         let rows = try await conn.query(
@@ -77,7 +73,7 @@ struct PlanReuseTests {
     @Test("a marked statement keeps a generic plan; an unmarked one is planned at every execution")
     func genericPlans() async throws {
         let db = try await TestDatabase.make(migrate: false)
-        let conn = try await PGConnection.connect(url: db.url, genericPlanLifetime: plansCounted)
+        let conn = try await db.connectCountingPlans()
         try await conn.query("CREATE TABLE keyed (k int PRIMARY KEY, v text)")
         let reused: PGQuery = "SELECT v FROM keyed WHERE k = \(1)"
         let planned: PGQuery = "SELECT v, k FROM keyed WHERE k = \(1)"
@@ -95,7 +91,7 @@ struct PlanReuseTests {
     @Test("a statement marked withGenericPlan runs under force_generic_plan and is never planned for its values")
     func genericFromTheStart() async throws {
         let db = try await TestDatabase.make(migrate: false)
-        let conn = try await PGConnection.connect(url: db.url, genericPlanLifetime: plansCounted)
+        let conn = try await db.connectCountingPlans()
         try await conn.query("CREATE TABLE keyed (k int PRIMARY KEY, v text)")
         let query: PGQuery =
             "SELECT current_setting('plan_cache_mode') AS m, v FROM keyed RIGHT JOIN (SELECT \(1)::int AS k) o USING (k)"

@@ -59,9 +59,7 @@ struct TargetStorageTests {
     @Test("the batch row's statement runs its generic plan from the first page, never planning for each page")
     func batchStatementKeepsItsGenericPlan() async throws {
         let db = try await TestDatabase.make()
-        // A lifetime no run reaches: under the full suite's load the pages can take more than the default
-        // 10 s, and a statement prepared afresh starts its counts again (CI counted 2 generic plans, not 8).
-        let conn = try await PGConnection.connect(url: db.url, genericPlanLifetime: .seconds(3600))
+        let conn = try await db.connectCountingPlans()
         defer { Task { await conn.close() } }
         // A log kept 90 days has a partition per day: a plan made for each page would cover every one of them.
         try await conn.query(

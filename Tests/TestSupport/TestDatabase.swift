@@ -28,6 +28,16 @@ public struct TestDatabase: Sendable {
 
     public func connect() async throws -> PGConnection { try await PGConnection.connect(url: url) }
 
+    /// The `genericPlanLifetime` of connections whose plans a test counts in `pg_prepared_statements`: longer
+    /// than any run, so that under the full suite's load no statement is prepared afresh mid-test, its counts
+    /// started again (CI's run of `TargetStorageTests` took 58 s and counted 2 generic plans, not 8).
+    public static let planCountingLifetime: Duration = .seconds(3600)
+
+    /// A connection that keeps its prepared statements, and their counts of plans, for the whole test.
+    public func connectCountingPlans() async throws -> PGConnection {
+        try await PGConnection.connect(url: url, genericPlanLifetime: Self.planCountingLifetime)
+    }
+
     public func eventCount() async throws -> Int { try await ledger.events.count() }
 
     /// Saves `count` iOS installations on `channels`, their device tokens the numbers from `firstToken` on
