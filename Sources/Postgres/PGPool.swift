@@ -82,7 +82,7 @@ public actor PGPool {
         if open < maxConnections {
             open += 1
             do {
-                return try await PGConnection.connect(url: url, genericPlanLifetime: genericPlanLifetime)
+                return try await openConnection()
             } catch {
                 open -= 1
                 Counter(label: "pushledger_pg_errors_total", dimensions: [("class", "connect")]).increment()
@@ -93,6 +93,10 @@ public actor PGPool {
         defer { waiting -= 1 }
         recordUsage()
         return try await withCheckedThrowingContinuation { waiters.append($0) }
+    }
+
+    private func openConnection() async throws -> PGConnection {
+        try await PGConnection.connect(url: url, genericPlanLifetime: genericPlanLifetime)
     }
 
     /// Connections lent out and callers waiting for one (`pushledger_pg_pool_*` gauges).
@@ -113,8 +117,7 @@ public actor PGPool {
                 let waiter = waiters.removeFirst()
                 open += 1
                 do {
-                    waiter.resume(
-                        returning: try await PGConnection.connect(url: url, genericPlanLifetime: genericPlanLifetime))
+                    waiter.resume(returning: try await openConnection())
                 } catch {
                     open -= 1
                     waiter.resume(throwing: error)
