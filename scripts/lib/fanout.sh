@@ -1,0 +1,71 @@
+# The fan-out benchmarks' common set-up (scripts/bench-fanout, scripts/bench-fanout-ab). Sourced after
+# common.sh, not executed.
+
+# fanout_setup BIN N: a throw-away cluster with a log of 90 days' partitions, the app `bench` (master key
+# `benchmaster`) whose APNs settings point at a simulator started here (no JWT verification, recording or
+# injected errors, so that its CPU per request is what a raw ceiling sees), and N iOS installations in
+# channel `all`, projected by `rebuild`. Sets WORK, PG_DIR, DATABASE_URL, SIMULATOR, SIM_PORT and PIDS, and
+# a trap that ends the simulator and any pid added to PIDS, stops the cluster and removes WORK.
+fanout_setup() {
+    local bin="$1" n="$2" pg_port settings
+    WORK="$(mktemp -d /tmp/pushledger-fanout.XXXXXX)"
+    chmod 755 "$WORK"
+    PG_DIR="$(cluster_dir "$WORK/pg")"
+    pg_port="$(free_port)"
+    PIDS=()
+    trap fanout_cleanup EXIT
+    start_cluster "$PG_DIR" "$pg_port"
+    export DATABASE_URL="$(ensure_database "$pg_port" fanout)"
+    "$bin" migrate >/dev/null
+    # A log kept 90 days (or longer: `--log-retention-days` is 0 by default) has a partition per day: made
+    # here, empty, so that what PostgreSQL does per partition (planning, locking) costs what it costs in
+    # such a database. A fresh one had only today's and the days ahead.
+    psql -q "$DATABASE_URL" -c "SELECT pushledger_event_partition(d::date)
+        FROM generate_series(current_date - 90, current_date - 1, interval '1 day') AS d" >/dev/null
+    "$bin" app create --name bench --id bench --key benchkey --master-key benchmaster >/dev/null
+
+    "$bin" simulate --cert-dir "$WORK/certs" --no-recording --no-default-rules > "$WORK/sim.json" &
+    SIMULATOR=$!
+    PIDS+=($SIMULATOR)
+    for _ in $(seq 1 100); do [ -s "$WORK/sim.json" ] && break; sleep 0.1; done
+    SIM_PORT="$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["simulator"]["port"])' "$WORK/sim.json")"
+    settings="$(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).readline())["simulator"]["appSettings"]; print(" ".join(f"{k}={v}" for k,v in sorted(d.items())))' "$WORK/sim.json")"
+    openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt -out "$WORK/apns.p8"
+    # shellcheck disable=SC2086
+    "$bin" app set --app bench $settings "apns.key_file=$WORK/apns.p8" apns.key_id=BENCHKEY01 \
+        apns.team_id=BENCHTEAM1 apns.topic=com.example.bench >/dev/null
+
+    log "loading $n installations into the log, then projecting them with pushledger rebuild"
+    psql -q "$DATABASE_URL" -c "
+    INSERT INTO events (app_id, stream, version, type, data, metadata)
+    SELECT 'bench', 'installation:' || lpad(to_hex(g), 24, '0'), 1, 'InstallationCreated',
+           jsonb_build_object('objectId', lpad(to_hex(g), 24, '0'), 'createdAt', now()::text, 'updatedAt', now()::text,
+               'fields', jsonb_build_object('deviceType', 'ios', 'deviceToken', lpad(to_hex(g), 64, '0'),
+                                            'channels', jsonb_build_array('all'))),
+           '{\"keyKind\":\"system\",\"userAgent\":\"bench-fanout\"}'
+    FROM generate_series(1, $n) g"
+    log "$("$bin" rebuild)"
+    psql -q "$DATABASE_URL" -c "VACUUM ANALYZE installations"
+}
+
+fanout_cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    stop_cluster "$PG_DIR"
+    rm -rf "$WORK"
+}
+
+# fanout_serve BIN: starts `serve` from BIN on a free port; sets SERVER (its pid, also in PIDS) and PORT.
+fanout_serve() {
+    "$1" serve --host 127.0.0.1 --port 0 > "$WORK/serve.out" 2> "$WORK/serve.err" &
+    SERVER=$!
+    PIDS+=($SERVER)
+    for _ in $(seq 1 100); do [ -s "$WORK/serve.out" ] && break; sleep 0.1; done
+    PORT="$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["listening"]["port"])' "$WORK/serve.out")"
+}
+
+# fanout_push: one push to channel `all` through the server of fanout_serve, awaited until its record leaves
+# "in-queue". Prints "WALL SUCCESSES,DEVICES,ERRORS PEAK_RSS_KIB SERVER_US,POSTGRES_US,SIMULATOR_US" (CPU
+# per delivered device) from scripts/bench/fanout_push.py.
+fanout_push() {
+    python3 "$ROOT/scripts/bench/fanout_push.py" "$PORT" "$SERVER" "$(head -n 1 "$PG_DIR/postmaster.pid")" "$SIMULATOR"
+}
