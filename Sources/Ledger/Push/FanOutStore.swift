@@ -272,12 +272,17 @@ enum FanOutStore {
         try await insertBatch(appId: appId, pushId: pushId, number: number, targets: targets, on: db)
     }
 
+    /// Batches of the push still to be recorded. Every batch's record counts them, so the statement keeps its
+    /// generic plan (the primary key's range, whatever the values): planned for its values it took 0.17 ms a
+    /// batch.
     static func pendingBatches(appId: String, pushId: String, on db: some PGQuerying) async throws -> Int {
         try await db.query(
-            """
-            SELECT count(*) AS n FROM push_batches
-            WHERE app_id = \(appId) AND push_id = \(pushId) AND state = \(BatchState.pending)
-            """)[0].int("n")
+            .reusingPlan(
+                """
+                SELECT count(*) AS n FROM push_batches
+                WHERE app_id = \(appId) AND push_id = \(pushId) AND state = \(BatchState.pending)
+                """)
+        )[0].int("n")
     }
 
     /// Leases the oldest pending batch of a push that is still being sent. `'pending'` and the sendable job
