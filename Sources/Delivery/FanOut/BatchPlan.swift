@@ -40,13 +40,15 @@ struct BatchPlan: Sendable {
         _ claim: BatchClaim, request: PushRequest, data: PushData, app: App, providers: ProviderRegistry, now: Date,
         logger: Logger
     ) async -> BatchPlan {
-        func profiles(_ platform: PushPlatform) -> Set<String> {
-            Set(
-                // Targets without a vendor token go to the own channel and need no provider client.
-                claim.targets.filter { $0.deviceType == platform.rawValue && !$0.token.isEmpty }.map {
-                    $0.profile ?? request.deviceProfile ?? ""
-                })
+        // The profiles each platform's targets use, in one pass over the batch (three filtered copies of the
+        // targets took 1.8 % of the server's time outside libcurl). Targets without a vendor token go to the
+        // own channel and need no provider client.
+        var profilesByPlatform: [PushPlatform: Set<String>] = [:]
+        for target in claim.targets where !target.token.isEmpty {
+            guard let platform = PushPlatform(rawValue: target.deviceType) else { continue }
+            profilesByPlatform[platform, default: []].insert(target.profile ?? request.deviceProfile ?? "")
         }
+        func profiles(_ platform: PushPlatform) -> Set<String> { profilesByPlatform[platform] ?? [] }
         var apns: [String: Result<APNsRoute, ProviderRegistry.Failure>] = [:]
         for profile in profiles(.ios) {
             do {

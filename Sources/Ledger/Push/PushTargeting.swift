@@ -122,10 +122,12 @@ public struct PushTargeting: Sendable {
                     ).isEmpty)
             }
             let pushData = try PushData(request.data)
+            // Asked once per page, not per row.
+            let platformsWithContent = Set(PushPlatform.allCases.filter { pushData.content(for: $0) != nil })
             var targets: [PushTarget] = []
             for row in rows {
                 let type = try row.string("device_type")
-                guard let platform = PushPlatform(rawValue: type), pushData.content(for: platform) != nil else {
+                guard let platform = PushPlatform(rawValue: type), platformsWithContent.contains(platform) else {
                     continue
                 }
                 let token = row[platform.tokenColumn] ?? ""
