@@ -26,6 +26,22 @@ ensure_packages() {
     [ -n "$PG_BIN" ] || { log "PostgreSQL server binaries not found"; exit 1; }
 }
 
+# json_field FILE KEY...: a value from the first JSON value in FILE, whatever follows it: the line `serve`
+# and `simulate` announce themselves with before their logs (`json_field serve.out listening port`), or a
+# file holding one object (`json_field var/demo-app.json appId`).
+json_field() {
+    python3 -c 'import json,sys
+value = json.JSONDecoder().raw_decode(open(sys.argv[1]).read().lstrip())[0]
+for key in sys.argv[2:]: value = value[key]
+print(value)' "$@"
+}
+
+# simulator_settings FILE: the app settings `simulate` announces on FILE's first line, as `app set` takes them
+# (key=value, space-separated).
+simulator_settings() {
+    python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).readline())["simulator"]["appSettings"]; print(" ".join(f"{k}={v}" for k,v in sorted(d.items())))' "$1"
+}
+
 # A port nobody listens on.
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'

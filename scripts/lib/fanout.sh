@@ -28,8 +28,8 @@ fanout_setup() {
     SIMULATOR=$!
     PIDS+=($SIMULATOR)
     for _ in $(seq 1 100); do [ -s "$WORK/sim.json" ] && break; sleep 0.1; done
-    SIM_PORT="$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["simulator"]["port"])' "$WORK/sim.json")"
-    settings="$(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).readline())["simulator"]["appSettings"]; print(" ".join(f"{k}={v}" for k,v in sorted(d.items())))' "$WORK/sim.json")"
+    SIM_PORT="$(json_field "$WORK/sim.json" simulator port)"
+    settings="$(simulator_settings "$WORK/sim.json")"
     openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt -out "$WORK/apns.p8"
     # shellcheck disable=SC2086
     "$bin" app set --app bench $settings "apns.key_file=$WORK/apns.p8" apns.key_id=BENCHKEY01 \
@@ -60,7 +60,7 @@ fanout_serve() {
     SERVER=$!
     PIDS+=($SERVER)
     for _ in $(seq 1 100); do [ -s "$WORK/serve.out" ] && break; sleep 0.1; done
-    PORT="$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["listening"]["port"])' "$WORK/serve.out")"
+    PORT="$(json_field "$WORK/serve.out" listening port)"
 }
 
 # fanout_push: one push to channel `all` through the server of fanout_serve, awaited until its record leaves
