@@ -30,17 +30,18 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CThreadName"),
         .target(
             name: "Postgres",
             dependencies: [
-                "CLibPQ", .product(name: "Logging", package: "swift-log"),
+                "CLibPQ", "CThreadName", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         .target(
             name: "Curl",
             dependencies: [
-                "CCurl", .product(name: "Logging", package: "swift-log"),
+                "CCurl", "CThreadName", .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -172,6 +173,7 @@ let package = Package(
             name: "LedgerTests",
             dependencies: [
                 "Ledger", "Delivery", "DeviceChannel", "Postgres", "PushCore", "TestSupport", "PushLedgerServer",
+                "HTTP2TestSupport",
             ]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Ledger", "Postgres", "PushCore", "TestSupport"]),
         .target(name: "HTTP2TestSupport", path: "Tests/HTTP2TestSupport"),

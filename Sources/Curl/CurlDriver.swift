@@ -1,4 +1,5 @@
 import CCurl
+import CThreadName
 import Foundation
 import Logging
 import Synchronization
@@ -23,6 +24,10 @@ final class CurlDriver: @unchecked Sendable {
     private static let earlyResetCodes: Set<CURLcode> = [
         CURLE_HTTP2_STREAM, CURLE_HTTP2, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE,
     ]
+
+    /// The drivers' name in /proc/<pid>/task/*/comm (at most 15 bytes there), by which
+    /// scripts/bench-fanout tells their CPU time from the rest of the server's.
+    static let threadName = "curl-driver"
 
     private let shared = Mutex(Shared())
     private let multi: UnsafeMutableRawPointer
@@ -64,8 +69,13 @@ final class CurlDriver: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "curl-driver"
+        let thread = Thread { [self] in
+            // Named by the thread itself (prctl): on Linux, Foundation gives the system thread (what `top -H`,
+            // `perf` and /proc show) neither a name set before `start()` nor, when the new thread runs before
+            // `start()` has returned, one set through `Thread.current`.
+            _ = pl_name_this_thread(Self.threadName)
+            run()
+        }
         thread.start()
     }
 

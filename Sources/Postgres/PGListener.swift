@@ -1,4 +1,5 @@
 import CLibPQ
+import CThreadName
 import Foundation
 import Logging
 
@@ -28,9 +29,11 @@ public final class PGListener: @unchecked Sendable {
     public func notifications() -> AsyncStream<PGNotification> {
         AsyncStream { continuation in
             let thread = Thread { [self] in
+                // By the thread itself (Foundation's `Thread.name` does not reliably reach the system thread on
+                // Linux: see `CurlDriver.start`), within the 15 bytes such a name may have.
+                _ = pl_name_this_thread("pg-listen")
                 self.loop(continuation)
             }
-            thread.name = "pushledger.pg.listen"
             continuation.onTermination = { [weak self] _ in self?.stop() }
             thread.start()
         }

@@ -298,6 +298,18 @@ struct CurlClientTests {
     }
 }
 
+@Suite struct CurlDriverThreadTests {
+    /// Operators (`top -H`, `perf`) and scripts/bench-fanout tell the drivers' CPU from the rest of the server's
+    /// by this name. Eight drivers, because a name set through Foundation reached only some of them: those that
+    /// ran after their `start()` had returned.
+    @Test func everyDriverThreadCarriesItsName() async throws {
+        let client = try CurlClient(configuration: CurlConfiguration(driverThreads: 8))
+        let named = await SystemThreads.count(named: CurlDriver.threadName, atLeast: 8)
+        await client.shutdown()
+        #expect(named >= 8, "threads of this process: \(SystemThreads.names())")
+    }
+}
+
 @Suite struct CurlConfigurationShareTests {
     @Test func eachDriverGetsItsShareAndAtLeastOne() {
         let configuration = CurlConfiguration(maxHostConnections: 3, maxTotalConnections: 4, maxInFlight: 2000)

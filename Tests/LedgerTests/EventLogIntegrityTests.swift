@@ -1,4 +1,5 @@
 import Foundation
+import HTTP2TestSupport
 import Ledger
 import Postgres
 import PushCore
@@ -79,6 +80,8 @@ struct EventLogIntegrityTests {
             }
             // Wait for the listener to be connected before appending.
             try await Task.sleep(for: .milliseconds(500))
+            // Its thread is named for top -H and perf (within the 15 bytes a system thread's name may have).
+            #expect(await SystemThreads.count(named: "pg-listen", atLeast: 1) >= 1)
             // An installation-only append does not notify (it would serialise commits for nobody) …
             try await db.ledger.events.write(appId: "notify1", metadata: .system("t"), lockKeys: ["installation:x"]) {
                 tx in

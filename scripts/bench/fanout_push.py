@@ -2,23 +2,26 @@
 """One push to channel `all` of the app `bench`, for scripts/bench-fanout and scripts/bench-fanout-ab.
 
   fanout_push.py PORT SERVER_PID POSTMASTER_PID SIMULATOR_PID
-  -> "WALL SUCCESSES,DEVICES,ERRORS PEAK_RSS_KIB SERVER_US,POSTGRES_US,SIMULATOR_US"
+  -> "WALL SUCCESSES,DEVICES,ERRORS PEAK_RSS_KIB SERVER_US,POSTGRES_US,SIMULATOR_US,DRIVERS_US"
 
 Posts the push, polls its record every 0.5 s (and the server's peak RSS) until it leaves "in-queue", and
 reads the CPU time the push cost the server, PostgreSQL (the postmaster, its live backends and those that
-ended) and the simulator, per delivered device. One Python process does it all: a fresh interpreter per
-poll cost ~0.1 s of CPU each where python3 is a pyenv shim, a fifth of a core taken from the push it measures.
+ended) and the simulator per delivered device, and the server's part spent by its libcurl drivers (the
+threads named curl-driver: libcurl, TLS and HTTP/2 framing, what libcurl's own program does too).
+One Python process does it all: a fresh interpreter per poll cost ~0.1 s of CPU each where python3 is a
+pyenv shim, a fifth of a core taken from the push it measures.
 """
 import json, os, sys, time, urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stats import TCK, postgres_ticks, proc_stat  # noqa: E402
+from stats import TCK, postgres_ticks, proc_stat, thread_ticks  # noqa: E402
 
 port, server, postmaster, simulator = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 
 
 def cpu():
-    return (proc_stat(server)[1] / TCK, postgres_ticks(postmaster) / TCK, proc_stat(simulator)[1] / TCK)
+    return (proc_stat(server)[1] / TCK, postgres_ticks(postmaster) / TCK, proc_stat(simulator)[1] / TCK,
+            thread_ticks(server, "curl-driver") / TCK)
 
 
 headers = {"X-LC-Id": "bench", "X-LC-Key": "benchmaster,master", "Content-Type": "application/json"}

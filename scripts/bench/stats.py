@@ -26,6 +26,21 @@ def proc_stat(pid):
     return ppid, own, children
 
 
+def thread_ticks(pid, name):
+    """CPU ticks (user and system) of the threads of process `pid` named `name` (their comm), 0 if none."""
+    total = 0
+    for task in glob.glob(f"/proc/{pid}/task/*"):
+        try:
+            with open(f"{task}/stat") as f:
+                s = f.read()
+        except OSError:
+            continue  # ended meanwhile
+        if s[s.index("(") + 1:s.rindex(")")] == name:
+            fields = s[s.rindex(")") + 2:].split()
+            total += int(fields[11]) + int(fields[12])
+    return total
+
+
 def postgres_ticks(pm_pid):
     """CPU ticks of a PostgreSQL cluster: its postmaster, the backends and auxiliary processes alive now, and
     the exited ones (already in the postmaster's cutime/cstime)."""

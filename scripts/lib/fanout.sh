@@ -64,8 +64,9 @@ fanout_serve() {
 }
 
 # fanout_push: one push to channel `all` through the server of fanout_serve, awaited until its record leaves
-# "in-queue". Prints "WALL SUCCESSES,DEVICES,ERRORS PEAK_RSS_KIB SERVER_US,POSTGRES_US,SIMULATOR_US" (CPU
-# per delivered device) from scripts/bench/fanout_push.py.
+# "in-queue". Prints "WALL SUCCESSES,DEVICES,ERRORS PEAK_RSS_KIB SERVER_US,POSTGRES_US,SIMULATOR_US,DRIVERS_US"
+# (CPU per delivered device; DRIVERS_US is the part of SERVER_US spent by the curl-driver threads) from
+# scripts/bench/fanout_push.py.
 fanout_push() {
     python3 "$ROOT/scripts/bench/fanout_push.py" "$PORT" "$SERVER" "$(head -n 1 "$PG_DIR/postmaster.pid")" "$SIMULATOR"
 }
