@@ -12,14 +12,22 @@ import glob, os, statistics, sys, time
 TCK = os.sysconf("SC_CLK_TCK")
 
 
-def proc_stat(pid):
-    """(ppid, utime+stime, cutime+cstime) in ticks, or None if the process is gone."""
+def read_stat(path):
+    """(comm, fields from 'state' (field 3) on) of a /proc stat file, or None if its process or thread is gone."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
+        with open(path) as f:
             s = f.read()
     except OSError:
         return None
-    fields = s[s.rindex(")") + 2:].split()  # fields from 'state' (field 3) on
+    return s[s.index("(") + 1:s.rindex(")")], s[s.rindex(")") + 2:].split()
+
+
+def proc_stat(pid):
+    """(ppid, utime+stime, cutime+cstime) in ticks, or None if the process is gone."""
+    stat = read_stat(f"/proc/{pid}/stat")
+    if stat is None:
+        return None
+    fields = stat[1]
     ppid = int(fields[1])
     own = int(fields[11]) + int(fields[12])  # utime, stime
     children = int(fields[13]) + int(fields[14])  # cutime, cstime (reaped children)
@@ -30,14 +38,9 @@ def thread_ticks(pid, name):
     """CPU ticks (user and system) of the threads of process `pid` named `name` (their comm), 0 if none."""
     total = 0
     for task in glob.glob(f"/proc/{pid}/task/*"):
-        try:
-            with open(f"{task}/stat") as f:
-                s = f.read()
-        except OSError:
-            continue  # ended meanwhile
-        if s[s.index("(") + 1:s.rindex(")")] == name:
-            fields = s[s.rindex(")") + 2:].split()
-            total += int(fields[11]) + int(fields[12])
+        stat = read_stat(f"{task}/stat")  # None: the thread ended meanwhile
+        if stat is not None and stat[0] == name:
+            total += int(stat[1][11]) + int(stat[1][12])
     return total
 
 
