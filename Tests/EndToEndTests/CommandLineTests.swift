@@ -182,7 +182,9 @@ struct CommandLineTests {
         #expect(rebuilt["level"] == "info")
         let phases = try #require(rebuildLines.last)
         #expect(phases["message"]?.hasPrefix("rebuild phases: prepare ") == true, "\(phases)")
-        #expect(["prepare", "folds", "pages", "summaries", "indexes"].allSatisfy { phases[$0] != nil }, "\(phases)")
+        #expect(
+            ["prepare", "folds", "pages", "summaries", "indexes", "statistics"].allSatisfy { phases[$0] != nil },
+            "\(phases)")
 
         // The text format keeps the words scripts/bench-replay reads.
         let replay = try CLI.run(

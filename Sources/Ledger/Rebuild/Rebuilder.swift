@@ -31,8 +31,8 @@ public struct Rebuilder: Sendable {
         /// Where the time went, in order: `prepare` (locks, counts, emptied or scratch tables), `folds` (the
         /// set-based statements), `pages` (the per-event pass after them, and any wait for the summaries to be
         /// made), `summaries` (writing what `LogSummarizingProjection`s summarised meanwhile), then `indexes`
-        /// (live: the indexes and constraints made again) or `compare` (verify). Each is also logged (debug) as it
-        /// ends.
+        /// and `statistics` (live: the indexes and constraints made again, the tables analyzed) or `compare`
+        /// (verify). Each is also logged (debug) as it ends.
         public let phases: [(name: String, seconds: Double)]
         public let differences: [TableDifference]
         public var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
@@ -171,6 +171,8 @@ public struct Rebuilder: Sendable {
                 try await target.finish(on: conn)
                 try await checkpointAsyncProjectors(on: conn)
                 endPhase("indexes")
+                try await target.analyze(on: conn)
+                endPhase("statistics")
             }
             return Report(
                 events: total, seconds: Date().timeIntervalSince(started), phases: phases, differences: differences)
