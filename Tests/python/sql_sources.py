@@ -49,6 +49,7 @@ FRAGMENTS = {
     "finishedPushRecords(app, before: cutoff)": "app_id = $ AND created_at < $::timestamptz AND status <> ALL($::text[])",
     "unclosedDays(app, now: now)": "app_id = $ AND NOT closed AND day < $::date",
     "bound": "AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())",
+    "span.condition": "recorded_at BETWEEN $::timestamptz AND $::timestamptz",  # StreamSpan: a stream's days
     "condition": "TRUE",  # elsewhere: a compiled `where` over the row, beside the statement's own app_id
     "platformFilter": "AND device_type = ANY($::text[])",
     "streamFilter": "",

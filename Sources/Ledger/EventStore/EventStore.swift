@@ -105,12 +105,13 @@ public struct EventStore: Sendable {
         return try rows.map(Self.decode)
     }
 
-    /// Events of one stream in version order.
+    /// Events of one stream in version order, read from the day partitions of its span only (`StreamSpan`).
     public func readStream(appId: String, stream: String, on conn: PGConnection) async throws -> [RecordedEvent] {
+        guard let span = try await StreamSpan.of(streams: [stream], appId: appId, on: conn) else { return [] }
         let rows = try await conn.query(
             """
             SELECT position, transaction_id::text AS xid, app_id, stream, version, type, data, metadata, recorded_at
-            FROM events WHERE app_id = \(appId) AND stream = \(stream) ORDER BY version
+            FROM events WHERE app_id = \(appId) AND stream = \(stream) AND \(span.condition) ORDER BY version
             """)
         return try rows.map(Self.decode)
     }

@@ -48,19 +48,26 @@ extension PushStore {
     }
 
     /// Who asked for each of `pushIds` and, for a device list, its size: from the `PushRequested` events (the log
-    /// is the only place that keeps the actor, and the record's `where` is empty for `/push/devices`).
+    /// is the only place that keeps the actor, and the record's `where` is empty for `/push/devices`), read from
+    /// the day partitions of the pushes' streams' span only (`StreamSpan`).
     public func origins(appId: String, pushIds: [String]) async throws -> [String: PushOrigin] {
         guard !pushIds.isEmpty else { return [:] }
         let streams = pushIds.map(PushEvent.stream)
-        let rows = try await store.pool.query(
-            """
-            SELECT data ->> 'objectId' AS push_id, metadata ->> 'keyKind' AS key_kind, metadata ->> 'address' AS address,
-                   metadata ->> 'userAgent' AS user_agent, metadata ->> 'requestId' AS request_id,
-                   data -> 'request' ->> 'device_type' AS device_type,
-                   coalesce(jsonb_array_length(data -> 'request' -> 'device_ids'), 0) AS device_ids
-            FROM events
-            WHERE app_id = \(appId) AND stream = ANY(\(streams)::text[]) AND type = \(PushEvent.requested)
-            """)
+        let rows = try await store.pool.withConnection { conn -> PGRows? in
+            guard let span = try await StreamSpan.of(streams: streams, appId: appId, on: conn) else { return nil }
+            return try await conn.query(
+                """
+                SELECT data ->> 'objectId' AS push_id, metadata ->> 'keyKind' AS key_kind,
+                       metadata ->> 'address' AS address, metadata ->> 'userAgent' AS user_agent,
+                       metadata ->> 'requestId' AS request_id,
+                       data -> 'request' ->> 'device_type' AS device_type,
+                       coalesce(jsonb_array_length(data -> 'request' -> 'device_ids'), 0) AS device_ids
+                FROM events
+                WHERE app_id = \(appId) AND stream = ANY(\(streams)::text[]) AND type = \(PushEvent.requested)
+                  AND \(span.condition)
+                """)
+        }
+        guard let rows else { return [:] }
         var out: [String: PushOrigin] = [:]
         for row in rows {
             let sender = EventMetadata(
