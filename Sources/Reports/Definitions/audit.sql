@@ -4,13 +4,16 @@
 -- their effect shows as the result of the push request. Secrets in app events are redacted by the
 -- Reports target before anything is printed.
 -- $1 app id, $2 first day, $3 last day (inclusive, event_time days in the app's time zone).
+-- A push request's result reads its stream within the stream's time span (stream_heads, migration 0017), so
+-- that each request's lookup runs over the days its stream lies in, not over every day the log keeps.
 WITH app AS (
     SELECT coalesce(settings ->> 'timezone', 'UTC') AS tz FROM apps WHERE app_id = $1
 ),
 audited AS (
     SELECT e.transaction_id, e.position, e.stream, e.type, e.data, e.metadata,
-           event_time(e.data, e.recorded_at) AS at
+           event_time(e.data, e.recorded_at) AS at, h.first_recorded_at, h.last_recorded_at
     FROM events e CROSS JOIN app
+    LEFT JOIN stream_heads h ON h.app_id = e.app_id AND h.stream = e.stream
     WHERE e.app_id = $1
       AND e.type IN ('PushRequested', 'PushCancelled', 'PushFailed', 'PushExpired', 'NotificationDeleted',
                      'NotificationPurged', 'PushQuotaReached', 'PushRateLimited', 'PushQuotaRefused',
@@ -38,9 +41,11 @@ SELECT to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,
                                    ELSE 'done' END
                 FROM events t
                 WHERE t.app_id = $1 AND t.stream = a.stream
+                  AND t.recorded_at BETWEEN a.first_recorded_at AND a.last_recorded_at
                   AND t.type IN ('PushCompleted', 'PushFailed', 'PushCancelled', 'PushExpired')
                 ORDER BY t.version DESC LIMIT 1),
                CASE WHEN EXISTS (SELECT 1 FROM events d WHERE d.app_id = $1 AND d.stream = a.stream
+                                 AND d.recorded_at BETWEEN a.first_recorded_at AND a.last_recorded_at
                                  AND d.type = 'NotificationDeleted') THEN 'deleted' END,
                a.data ->> 'status')
            WHEN 'PushCancelled' THEN 'cancelled'
