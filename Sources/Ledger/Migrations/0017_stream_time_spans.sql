@@ -3,8 +3,9 @@
 -- 0`); a read by (app_id, stream) alone is planned over every one of them, and PostgreSQL plans and locks
 -- each partition it cannot rule out before it looks at any row: with three years of days (1,104
 -- partitions) reading one stream took 287 ms, against 4 ms when the query names the stream's time span
--- (docs/benchmarks.md, "Stream reads over a long log"; docs/decisions.md, "Stream spans"). The console's push and installation pages, `explain` and the
--- push listing's origins read streams this way (EventStore.streamSpan).
+-- (docs/benchmarks.md, "Stream reads over a long log"; docs/decisions.md, "Stream spans"). The console's
+-- push and installation pages, `explain`, the push listing's origins and the audit report's push results
+-- read streams that way (`StreamSpan`, `audit.sql`).
 --
 -- The span is exact: the earliest and latest `recorded_at` of the stream's own rows, taken from the same
 -- transition table that advances the stream's version, so a clock that steps back cannot put a row
@@ -17,7 +18,8 @@ LOCK TABLE events IN SHARE MODE;
 ALTER TABLE stream_heads ADD COLUMN first_recorded_at timestamptz, ADD COLUMN last_recorded_at timestamptz;
 
 -- Streams already in the log, from their rows. A stream whose every row was dropped before this keeps no
--- span (NULL); its next append gives it one, and readers treat a missing span as "anywhere".
+-- span (NULL), and readers find no rows for it without looking, which is what the log holds; its next
+-- append gives it one.
 UPDATE stream_heads h SET first_recorded_at = s.first_at, last_recorded_at = s.last_at
 FROM (SELECT app_id, stream, min(recorded_at) AS first_at, max(recorded_at) AS last_at
       FROM events GROUP BY app_id, stream) s
