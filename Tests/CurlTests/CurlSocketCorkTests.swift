@@ -14,7 +14,14 @@ import Testing
 /// corks a descriptor that now belongs to something else; and a request sent alone is not held back.
 @Suite("CurlSocketCork", .enabled(if: Nghttpd.isInstalled, "needs nghttp2-server"))
 struct CurlSocketCorkTests {
-    private static func isOpen(_ socket: Int32) -> Bool { fcntl(socket, F_GETFD) != -1 }
+    /// What `socket` refers to (device and inode), or nil when the descriptor is closed. "Closed" is checked
+    /// against this rather than the number: the suites run in parallel, and a descriptor's number can be
+    /// handed to another test's socket or file as soon as it is closed.
+    private static func identity(_ socket: Int32) -> [UInt64]? {
+        var info = stat()
+        guard fstat(socket, &info) == 0 else { return nil }
+        return [UInt64(info.st_dev), UInt64(info.st_ino)]
+    }
 
     private static func transfer(cork: CurlSocketCork) throws -> CurlTransfer {
         try CurlTransfer(
@@ -34,10 +41,10 @@ struct CurlSocketCorkTests {
         // Two requests, one kept-alive connection.
         #expect(cork.opened == 1 && cork.sockets.count == 1)
         let socket = try #require(cork.sockets.first)
-        #expect(Self.isOpen(socket))
+        let connection = try #require(Self.identity(socket))
         transfer = nil
         #expect(cork.sockets.isEmpty)
-        #expect(!Self.isOpen(socket))
+        #expect(Self.identity(socket) != connection)
     }
 
     @Test func aSocketThatNeverConnectsIsForgottenAndClosed() throws {
