@@ -66,14 +66,15 @@ cluster_dir() {
     echo "$wanted"
 }
 
-# start_cluster DIR PORT: initialises DIR if empty and starts PostgreSQL on 127.0.0.1:PORT.
+# start_cluster DIR PORT: initialises DIR if empty and starts PostgreSQL on 127.0.0.1:PORT, with
+# PG_MAX_CONNECTIONS connections (default 200).
 start_cluster() {
     local dir="$1" port="$2"
     if [ ! -f "$dir/PG_VERSION" ]; then
         pg_run "$PG_BIN/initdb" -D "$dir" -A trust -U postgres -E UTF8 --no-locale >/dev/null
     fi
     pg_run "$PG_BIN/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 \
-        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=${PG_FSYNC:-on}" start >/dev/null
+        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=${PG_MAX_CONNECTIONS:-200} -c fsync=${PG_FSYNC:-on}" start >/dev/null
 }
 
 stop_cluster() {
