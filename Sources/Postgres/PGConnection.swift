@@ -576,8 +576,6 @@ enum PlanMode: String {
     case custom = "force_custom_plan"
     /// PostgreSQL's default: after five executions a generic plan is kept when it is no costlier.
     case reusable = "auto"
-    /// The generic plan from the first execution.
-    case generic = "force_generic_plan"
 }
 
 extension PGQuery {
@@ -588,7 +586,6 @@ extension PGQuery {
         switch planning {
         case .perExecution: return .custom
         case .reusable: return .reusable
-        case .generic: return .generic
         }
     }
 }

@@ -4,9 +4,9 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation {
     public private(set) var sql: String
     public private(set) var binds: [String?]
     /// How the server plans this statement: for its values at each execution (the default), or once without
-    /// them (`reusingPlan()`, `withGenericPlan()`).
+    /// them (`reusingPlan()`).
     private(set) var planning = Planning.perExecution
-    enum Planning: Sendable { case perExecution, reusable, generic }
+    enum Planning: Sendable { case perExecution, reusable }
     /// Whether the server may keep one generic plan for this statement.
     public var reusesPlan: Bool { planning != .perExecution }
 
@@ -41,20 +41,6 @@ public struct PGQuery: Sendable, ExpressibleByStringInterpolation {
 
     /// `query.reusingPlan()`, spelled so a statement literal can be written in place.
     public static func reusingPlan(_ query: PGQuery) -> PGQuery { query.reusingPlan() }
-
-    /// Like `reusingPlan()`, but the generic plan from the first execution on (`plan_cache_mode =
-    /// force_generic_plan` while it runs), without PostgreSQL's five plans for the values first. For a
-    /// statement whose values can never give a better plan and whose plan is costly to make: one whose
-    /// partitions are pruned only when it runs costs a plan over every partition of the log either way, and
-    /// `auto` makes six of those every time the connection prepares it afresh.
-    public func withGenericPlan() -> PGQuery {
-        var copy = self
-        copy.planning = .generic
-        return copy
-    }
-
-    /// `query.withGenericPlan()`, spelled so a statement literal can be written in place.
-    public static func withGenericPlan(_ query: PGQuery) -> PGQuery { query.withGenericPlan() }
 
     /// Appends another query, renumbering its placeholders after ours.
     public mutating func append(_ other: PGQuery) {

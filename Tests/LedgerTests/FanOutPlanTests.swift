@@ -10,7 +10,7 @@ import Testing
 /// Which of a push's per-page and per-batch statements PostgreSQL may keep one generic plan for
 /// (`PGQuery.reusingPlan()`): the lookups and counter updates by key, whose plan cannot depend on the values,
 /// and the batch claim, whose states are literals. The statements whose best plan does (the targeting page,
-/// the `last_deliveries` join) are planned for their values every time.
+/// the `last_deliveries` join, the batch row's copy from the log) are planned for their values every time.
 @Suite("Fan-out statement plans", .enabled(if: TestDatabase.isAvailable))
 struct FanOutPlanTests {
     /// Beginnings of the statements that must reach a generic plan after a few pages and batches.
@@ -37,6 +37,7 @@ struct FanOutPlanTests {
     static let valueStatements = [
         "SELECT object_id, device_type, device_token",
         "UPDATE last_deliveries",
+        "INSERT INTO push_batches (app_id, push_id, batch_no, targets) SELECT",
     ]
 
     @Test("a push's keyed statements and its claim keep generic plans; targeting and last_deliveries do not")

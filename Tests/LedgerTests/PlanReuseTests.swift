@@ -88,22 +88,6 @@ struct PlanReuseTests {
         await conn.close()
     }
 
-    @Test("a statement marked withGenericPlan runs under force_generic_plan and is never planned for its values")
-    func genericFromTheStart() async throws {
-        let db = try await TestDatabase.make(migrate: false)
-        let conn = try await db.connectCountingPlans()
-        try await conn.query("CREATE TABLE keyed (k int PRIMARY KEY, v text)")
-        let query: PGQuery =
-            "SELECT current_setting('plan_cache_mode') AS m, v FROM keyed RIGHT JOIN (SELECT \(1)::int AS k) o USING (k)"
-        for _ in 1...3 {
-            #expect(try await conn.query(query.withGenericPlan())[0]["m"] == "force_generic_plan")
-        }
-        #expect(try await plans(conn, query.sql) == (generic: 3, custom: 0))
-        // The next unmarked statement is planned for its values again.
-        #expect(try await mode(conn, reusing: false) == "force_custom_plan")
-        await conn.close()
-    }
-
     @Test("a marked statement is prepared afresh once its plan has outlived the lifetime")
     func lifetime() async throws {
         let db = try await TestDatabase.make(migrate: false)

@@ -76,29 +76,6 @@ struct StreamSpanTests {
         #expect(try await Self.hasSpan(pool, "u", "2025-03-11 02:00:00+00", "2025-03-11 02:00:00+00"))
     }
 
-    /// Runs `read` while `holder` keeps two partitions locked; if it has not finished within ten seconds (it
-    /// waits for a lock), the locks are released so that it can, and the test fails.
-    static func completes<T: Sendable>(
-        holding holder: PGConnection, _ read: @escaping @Sendable () async throws -> T
-    ) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await read() }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(10))
-                return nil
-            }
-            while let next = try await group.next() {
-                if let value = next {
-                    group.cancelAll()
-                    return value
-                }
-                Issue.record("the read waited for a partition outside its stream's span")
-                try await holder.query("COMMIT")
-            }
-            fatalError("unreachable: the read's task returns or throws")
-        }
-    }
-
     @Test("a stream is read from its span's partitions only: partitions locked outside it do not hold the read up")
     func readsOpenOnlyTheSpan() async throws {
         let db = try await Self.databaseWithDays()
@@ -123,15 +100,15 @@ struct StreamSpanTests {
         }
         #expect(waited?.sqlState == "55P03")
 
-        let events = try await Self.completes(holding: holder) {
+        let events = try await LockedPartitions.completes(holding: holder) {
             try await db.ledger.events.readStream(appId: "p", stream: "installation:i1")
         }
         #expect(events.map(\.version) == [1, 2])
-        let timed = try await Self.completes(holding: holder) {
+        let timed = try await LockedPartitions.completes(holding: holder) {
             try await pool.withConnection { try await TimedEvent.stream("installation:i1", appId: "p", on: $0) }
         }
         #expect(timed.map(\.event.version) == [1, 2])
-        let origins = try await Self.completes(holding: holder) {
+        let origins = try await LockedPartitions.completes(holding: holder) {
             try await db.ledger.pushes.origins(appId: "p", pushIds: ["p1", "p2"])
         }
         #expect(
@@ -141,8 +118,10 @@ struct StreamSpanTests {
             ])
         // A stream without events has no head: nothing is read.
         #expect(
-            try await Self.completes(holding: holder) { try await db.ledger.events.readStream(appId: "p", stream: "x") }
-                .isEmpty)
+            try await LockedPartitions.completes(holding: holder) {
+                try await db.ledger.events.readStream(appId: "p", stream: "x")
+            }
+            .isEmpty)
         try await holder.query("ROLLBACK")
         await holder.close()
         await control.close()

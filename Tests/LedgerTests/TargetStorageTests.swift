@@ -56,43 +56,69 @@ struct TargetStorageTests {
         #expect(record.json["status"]?.stringValue == "done")
     }
 
-    @Test("the batch row's statement runs its generic plan from the first page, never planning for each page")
-    func batchStatementKeepsItsGenericPlan() async throws {
+    @Test(
+        "a push is targeted and sent while the log's earlier days are locked: its batch rows' copy plans for today's days only"
+    )
+    func batchCopyLeavesEarlierDaysAlone() async throws {
         let db = try await TestDatabase.make()
-        let conn = try await db.connectCountingPlans()
-        defer { Task { await conn.close() } }
-        // A log kept 90 days has a partition per day: a plan made for each page would cover every one of them.
-        try await conn.query(
+        let app = try await db.ledger.apps.create(name: "x", appId: "days")
+        let t0 = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let saved = Set(try await db.saveIOSInstallations(app: app.appId, count: 25, now: t0 - 60))
+        // A log kept 90 days has a partition per day.
+        try await db.ledger.pool.query(
             """
-            SELECT pushledger_event_partition(d::date)
+            SELECT count(pushledger_event_partition(d::date)) AS n
             FROM generate_series(current_date - 90, current_date - 1, interval '1 day') AS d
             """)
-        try await conn.query("BEGIN")
-        let stream = PushEvent.stream("p1")
-        for page in 1...8 {
-            let targets: JSON = ["targets": [["objectId": .string("i\(page)"), "deviceType": "ios"]]]
-            try await conn.query(
-                """
-                INSERT INTO events (app_id, stream, version, type, data, metadata)
-                VALUES ('app', \(stream), \(page), \(PushEvent.targeted), \(targets)::jsonb, '{}'::jsonb)
-                """)
-            try await FanOutStore.insertTargetedBatch(
-                appId: "app", pushId: "p1", number: page, stream: stream, version: page, on: conn)
-        }
-        let copied = try await conn.query(
-            "SELECT string_agg(targets -> 0 ->> 'objectId', ',' ORDER BY batch_no) AS ids FROM push_batches")
-        #expect(copied[0]["ids"] == "i1,i2,i3,i4,i5,i6,i7,i8")
-        // Every page ran the generic plan; none was planned for its values (each such plan covers every
-        // partition, like the generic one, and PostgreSQL's default mode makes five before it weighs the latter).
-        let plans = try await conn.query(
+        // Another session holds the oldest and the latest of the earlier days.
+        let holder = try await db.connect()
+        try await holder.query("BEGIN")
+        let days = try await holder.query(
             """
-            SELECT generic_plans, custom_plans FROM pg_prepared_statements
-            WHERE statement LIKE 'INSERT INTO push_batches%'
+            SELECT pushledger_event_partition(current_date - 90) AS oldest,
+                   pushledger_event_partition(current_date - 1) AS latest
+            """)[0]
+        try await holder.query(
+            "LOCK TABLE \(unsafeRaw: try days.string("oldest")), \(unsafeRaw: try days.string("latest")) IN ACCESS EXCLUSIVE MODE"
+        )
+        // The control: the copy's lookup bounded by `now()` instead, which is known only when the statement
+        // runs, is planned over every day and waits.
+        let control = try await db.connect()
+        try await control.query("SET lock_timeout = '200ms'")
+        let waited = await #expect(throws: PGError.self) {
+            try await control.query(
+                """
+                SELECT count(*) AS n FROM events
+                WHERE app_id = 'days' AND stream = 'push:p' AND version = 1 AND recorded_at >= now()
+                """)
+        }
+        #expect(waited?.sqlState == "55P03")
+
+        // Pages of 10: three batches, each copied from its page's event.
+        let pushId = try await LockedPartitions.completes(holding: holder) {
+            try await SimulatedPushes.push(
+                ["channels": ["all"], "data": ["alert": "hi"]], app: app, at: t0, db.ledger, pageSize: 10)
+        }
+        try await LockedPartitions.completes(holding: holder) {
+            try await SimulatedPushes.deliverPending(at: t0, db.ledger)
+        }
+        try await holder.query("ROLLBACK")
+        await holder.close()
+        await control.close()
+
+        let batches = try await db.ledger.pool.query(
+            """
+            SELECT batch_no, targets FROM push_batches WHERE app_id = 'days' AND push_id = \(pushId) ORDER BY batch_no
             """)
-        #expect(plans.count == 1)
-        let counts = plans.first.map { ($0["generic_plans"] ?? "-", $0["custom_plans"] ?? "-") }
-        #expect(counts.map { $0 == ("8", "0") } ?? false, "\(String(describing: counts))")
-        try await conn.query("ROLLBACK")
+        #expect(try batches.map { try $0.int("batch_no") } == [0, 1, 2])
+        let targeted = try batches.flatMap {
+            (try $0.json("targets").arrayValue ?? []).compactMap(PushTarget.init(json:))
+        }
+        #expect(targeted.count == 25)
+        #expect(Set(targeted.map(\.objectId)) == saved)
+        let record = try #require(try await db.ledger.pushes.get(appId: app.appId, pushId: pushId))
+        #expect(record.json["successes"]?.intValue == 25, "\(record.json)")
+        #expect(record.json["status"]?.stringValue == "done")
     }
 
     @Test("every partition of the log compresses its data with lz4, one made after the migration too")

@@ -1,7 +1,7 @@
 # The fan-out benchmarks' common set-up (scripts/bench-fanout, scripts/bench-fanout-ab). Sourced after
 # common.sh, not executed.
 
-# fanout_setup BIN N: a throw-away cluster with a log of 90 days' partitions, the app `bench` (master key
+# fanout_setup BIN N: a throw-away cluster with a log of LOG_DAYS (90) days' partitions, the app `bench` (master key
 # `benchmaster`) whose APNs settings point at a simulator started here (no JWT verification, recording or
 # injected errors, so that its CPU per request is what a raw ceiling sees), and N iOS installations in
 # channel `all`, projected by `rebuild`, the database then settled (fanout_settle). Sets WORK, PG_DIR,
@@ -20,9 +20,9 @@ fanout_setup() {
     "$bin" migrate >/dev/null
     # A log kept 90 days (or longer: `--log-retention-days` is 0 by default) has a partition per day: made
     # here, empty, so that what PostgreSQL does per partition (planning, locking) costs what it costs in
-    # such a database. A fresh one had only today's and the days ahead.
+    # such a database. A fresh one had only today's and the days ahead. LOG_DAYS=1095 is a log of three years.
     psql -q "$DATABASE_URL" -c "SELECT pushledger_event_partition(d::date)
-        FROM generate_series(current_date - 90, current_date - 1, interval '1 day') AS d" >/dev/null
+        FROM generate_series(current_date - ${LOG_DAYS:-90}, current_date - 1, interval '1 day') AS d" >/dev/null
     "$bin" app create --name bench --id bench --key benchkey --master-key benchmaster >/dev/null
 
     "$bin" simulate --cert-dir "$WORK/certs" --no-recording --no-default-rules > "$WORK/sim.json" &

@@ -91,6 +91,9 @@ enum FanOutStore {
         let batches: Int
         let targeted: Int64
         let attempts: Int
+        /// When the reading transaction began (`now()`), as PostgreSQL prints it: every event the transaction
+        /// appends is recorded at or after it (`recorded_at` defaults to `clock_timestamp()`).
+        let transactionStart: String
     }
 
     static func targetingJob(
@@ -103,7 +106,7 @@ enum FanOutStore {
                 .reusingPlan(
                     """
                     SELECT state, send_at <= \(now)::timestamptz AS due, expires_at <= \(now)::timestamptz AS expired,
-                        request, cursor_object_id, batches, targeted, attempts
+                        request, cursor_object_id, batches, targeted, attempts, now()::text AS transaction_start
                     FROM push_jobs WHERE app_id = \(appId) AND push_id = \(pushId)
                     """)
             ).first,
@@ -112,7 +115,7 @@ enum FanOutStore {
         return TargetingJob(
             state: state, due: row["due"] == "t", expired: row["expired"] == "t", request: try row.json("request"),
             cursor: row["cursor_object_id"], batches: try row.int("batches"), targeted: try row.int64("targeted"),
-            attempts: try row.int("attempts"))
+            attempts: try row.int("attempts"), transactionStart: try row.string("transaction_start"))
     }
 
     /// Records a targeted page: the cursor moves and the job goes where `JobState.after` says.
@@ -217,26 +220,29 @@ enum FanOutStore {
 
     /// The batch of a targeting page, its targets copied from the page's `PushTargeted` event (the stream's
     /// `version`, appended earlier in the same transaction) rather than sent and parsed a second time: the
-    /// list is most of a page's bytes. `recorded_at >= now()` (an event of this transaction is recorded after
-    /// it began) keeps the lookup to the newest day partitions. `now()` is only known when the statement runs,
-    /// so the partitions are pruned then, and every plan of the statement covers all of them: a custom plan
-    /// for each page took 5–6 ms with 90 days of partitions (8 µs per targeted device), so it runs with its
-    /// generic plan from the first page on (`withGenericPlan`: no five plans for the values each time the
-    /// connection prepares it afresh).
+    /// list is most of a page's bytes.
+    ///
+    /// `recordedSince`, the transaction's start (`TargetingJob.transactionStart`), keeps the lookup to the
+    /// newest day partitions: the event was recorded after it. It is an untyped parameter cast to
+    /// `timestamptz`, so each execution is planned for its value and prunes while planning. Written as
+    /// `now()` the bound was known only when the statement ran: every plan covered every partition the log
+    /// keeps, so the statement had to keep one generic plan, which a connection makes afresh every ten
+    /// seconds; on a log of three years of days that plan took 0.4–0.85 s to make and 0.5–1.4 ms a page to
+    /// run (locking every partition), against 0.75–0.95 ms a page planned for the value (docs/benchmarks.md).
     static func insertTargetedBatch(
-        appId: String, pushId: String, number: Int, stream: String, version: Int, on db: some PGQuerying
+        appId: String, pushId: String, number: Int, stream: String, version: Int, recordedSince: String,
+        on db: some PGQuerying
     )
         async throws
     {
         let inserted = try await db.query(
-            .withGenericPlan(
-                """
-                INSERT INTO push_batches (app_id, push_id, batch_no, targets)
-                SELECT app_id, \(pushId), \(number), data -> 'targets' FROM events
-                WHERE app_id = \(appId) AND stream = \(stream) AND version = \(version) AND recorded_at >= now()
-                  AND type = \(PushEvent.targeted)
-                RETURNING batch_no
-                """))
+            """
+            INSERT INTO push_batches (app_id, push_id, batch_no, targets)
+            SELECT app_id, \(pushId), \(number), data -> 'targets' FROM events
+            WHERE app_id = \(appId) AND stream = \(stream) AND version = \(version)
+              AND recorded_at >= \(recordedSince)::timestamptz AND type = \(PushEvent.targeted)
+            RETURNING batch_no
+            """)
         guard inserted.count == 1 else { throw TargetedEventMissing(stream: stream, version: version) }
     }
 

@@ -175,7 +175,8 @@ public struct PushTargeting: Sendable {
             if !targets.isEmpty {
                 // `PushTargeted` is the page's first event.
                 try await FanOutStore.insertTargetedBatch(
-                    appId: app.appId, pushId: pushId, number: batchNo, stream: stream, version: version + 1, on: conn)
+                    appId: app.appId, pushId: pushId, number: batchNo, stream: stream, version: version + 1,
+                    recordedSince: job.transactionStart, on: conn)
             }
             return more
         }
