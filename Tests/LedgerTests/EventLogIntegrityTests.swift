@@ -33,6 +33,33 @@ struct EventLogIntegrityTests {
         #expect(try await db.eventCount() == 1)
     }
 
+    @Test("events appended in one statement keep their own data and order, whatever characters it holds")
+    func appendedDataRoundTrips() async throws {
+        let db = try await TestDatabase.make()
+        // Written by hand as the JSON each event's data must equal: quotes, backslashes, brackets and commas
+        // that would end an element of the statement's list, non-ASCII text, nesting, an empty object.
+        let expected = [
+            #"{"a": "say \"hi\"", "b": "C:\\dir\\", "c": "], [\"x\"], ["}"#,
+            #"{"é": "ü 中文 🎉", "n": [1, 2.5, {"k": null}], "t": true}"#,
+            #"{}"#,
+        ]
+        let events = try expected.map { NewEvent("T", try JSON.parse($0)) }
+        try await db.ledger.events.write(appId: "a", metadata: .system("t"), lockKeys: ["s", "u"]) { tx in
+            try await LedgerTransaction.append([
+                .init(tx, stream: "s", expectedVersion: 0, events: Array(events[0...1])),
+                .init(tx, stream: "u", expectedVersion: 0, events: [events[2]]),
+            ])
+        }
+        let rows = try await db.ledger.pool.query(
+            """
+            SELECT stream, version, data = (\(expected)::text[])[i]::jsonb AS same
+            FROM (SELECT *, row_number() OVER (ORDER BY position) AS i FROM events WHERE app_id = 'a') e
+            ORDER BY position
+            """)
+        #expect(try rows.map { "\(try $0.string("stream")) \(try $0.int("version"))" } == ["s 1", "s 2", "u 1"])
+        #expect(try rows.allSatisfy { try $0.bool("same") })
+    }
+
     @Test("taking a stream lock after the transaction wrote is refused")
     func lockAfterWriteIsRefused() async throws {
         let db = try await TestDatabase.make()

@@ -44,6 +44,37 @@ struct PGQueryTests {
         #expect(PGTimestamp.parse("garbage") == nil)
     }
 
+    @Test("timestamps are written as gmtime's fields with six digits of microseconds, at the edges too")
+    func timestampText() {
+        #expect(Date(timeIntervalSince1970: -0.5).pgText == "1969-12-31 23:59:59.500000+00")
+        #expect(Date(timeIntervalSince1970: 1.25).pgText == "1970-01-01 00:00:01.250000+00")
+        #expect(Date(timeIntervalSince1970: 1e12).pgText == "9999-12-31 23:59:59.999999+00")
+        #expect(Date(timeIntervalSince1970: -62_135_596_800).pgText == "0001-01-01 00:00:00.000000+00")
+        #expect(Date(timeIntervalSince1970: .nan).pgText == "1970-01-01 00:00:00.000000+00")
+        #expect(Date(timeIntervalSince1970: 951_782_400).pgText == "2000-02-29 00:00:00.000000+00")
+        // Against the same fields printed by `String(format:)`, over instants from year 1 to 9999 and beyond.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let date = Date(timeIntervalSince1970: Double.random(in: -63e9...254e9, using: &generator))
+            #expect(date.pgText == Self.printed(date), "\(date.timeIntervalSince1970)")
+        }
+    }
+
+    /// `PGTimestamp.format`'s fields, printed by `String(format:)` (what it did before it wrote the digits).
+    static func printed(_ date: Date) -> String {
+        let raw = min(max(date.timeIntervalSince1970, -62_135_596_800), 253_402_300_800)
+        let micros = min(Int64((raw * 1_000_000).rounded(.down)), 253_402_300_799_999_999)
+        let (seconds, fraction) =
+            micros % 1_000_000 < 0
+            ? (micros / 1_000_000 - 1, micros % 1_000_000 + 1_000_000) : (micros / 1_000_000, micros % 1_000_000)
+        var t = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return String(
+            format: "%04d-%02d-%02d %02d:%02d:%02d.%06lld+00", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+            parts.tm_hour, parts.tm_min, parts.tm_sec, fraction)
+    }
+
     @Test("COPY text fields escape separators and mark NULL")
     func copyEscaping() {
         #expect(PGCopy.line(["a\tb", nil, "c\\d\ne"]) == "a\\tb\t\\N\tc\\\\d\\ne")
