@@ -3,6 +3,7 @@ audit trail, /health and /ready answer. Against the session's real server (conft
 """
 
 import json
+import re
 import secrets
 import time
 
@@ -128,7 +129,9 @@ def test_request_id_round_trips_into_log_and_audit(server, push_app):
     line = mine[0]
     assert line["method"] == "POST" and line["route"] == "/1.1/installations" and line["status"] in ("200", "201")
     assert line["app_id"] == push_app.app_id
-    assert float(line["duration_ms"]) >= 0
+    # Milliseconds with one decimal; the request took longer than nothing and less than the wait above.
+    assert re.fullmatch(r"\d+\.\d", line["duration_ms"]), line["duration_ms"]
+    assert 0 < float(line["duration_ms"]) < 10_000
     for key in ("ts", "level", "label", "message"):
         assert key in line
 

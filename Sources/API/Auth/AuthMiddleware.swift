@@ -77,7 +77,7 @@ public struct AuthMiddleware: RouterMiddleware {
             guard abs(signedAt.timeIntervalSince(now)) <= signatureSkew else { return nil }
             let key = master ? app.masterKey : app.appKey
             let digest = Insecure.MD5.hash(data: Data((parts[1] + key).utf8))
-            let hex = digest.map { String(format: "%02x", $0) }.joined()
+            let hex = HexText.lowercase(Array(digest))
             return hex == parts[0].lowercased() ? master : nil
         }
     }

