@@ -1,9 +1,19 @@
 import Postgres
+import TestSupport
 import Testing
 
 /// Proves that work stays out of some of the log's day partitions: another session holds them locked in
 /// ACCESS EXCLUSIVE mode, which anything that plans over them, opens or scans them waits for.
 enum LockedPartitions {
+    /// A new session of `db` holding `partitions` in ACCESS EXCLUSIVE mode until it ends its transaction.
+    static func hold(_ partitions: [String], in db: TestDatabase) async throws -> PGConnection {
+        let holder = try await db.connect()
+        try await holder.query("BEGIN")
+        try await holder.query(
+            "LOCK TABLE \(unsafeRaw: partitions.joined(separator: ", ")) IN ACCESS EXCLUSIVE MODE")
+        return holder
+    }
+
     /// Runs `work` while `holder` keeps partitions locked; if it has not finished within ten seconds (it
     /// waits for a lock), the locks are released so that it can, and the test fails.
     static func completes<T: Sendable>(

@@ -88,9 +88,7 @@ struct StreamSpanTests {
             metadata: #"{"keyKind": "master", "address": "10.0.0.7"}"#)
 
         // Another session holds the days before and after the span; the log is otherwise open.
-        let holder = try await db.connect()
-        try await holder.query("BEGIN")
-        try await holder.query("LOCK TABLE events_20250302, events_20250310 IN ACCESS EXCLUSIVE MODE")
+        let holder = try await LockedPartitions.hold(["events_20250302", "events_20250310"], in: db)
         // The control: a read of the stream without its span has to open those days, and waits.
         let control = try await db.connect()
         try await control.query("SET lock_timeout = '200ms'")

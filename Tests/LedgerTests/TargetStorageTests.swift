@@ -71,16 +71,12 @@ struct TargetStorageTests {
             FROM generate_series(current_date - 90, current_date - 1, interval '1 day') AS d
             """)
         // Another session holds the oldest and the latest of the earlier days.
-        let holder = try await db.connect()
-        try await holder.query("BEGIN")
-        let days = try await holder.query(
+        let days = try await db.ledger.pool.query(
             """
             SELECT pushledger_event_partition(current_date - 90) AS oldest,
                    pushledger_event_partition(current_date - 1) AS latest
             """)[0]
-        try await holder.query(
-            "LOCK TABLE \(unsafeRaw: try days.string("oldest")), \(unsafeRaw: try days.string("latest")) IN ACCESS EXCLUSIVE MODE"
-        )
+        let holder = try await LockedPartitions.hold([try days.string("oldest"), try days.string("latest")], in: db)
         // The control: the copy's lookup bounded by `now()` instead, which is known only when the statement
         // runs, is planned over every day and waits.
         let control = try await db.connect()

@@ -95,11 +95,7 @@ public final class LedgerTransaction: @unchecked Sendable {
         let appends = appends.filter { !$0.events.isEmpty }
         guard let first = appends.first else { return }
         let appId = first.transaction.appId
-        var streams: [String] = [], versions: [String] = [], types: [String] = []
-        // The events' data as one JSON array: each is JSON already, so it is written as it is, where an
-        // element of a `text[]` would have its quotes escaped here and unescaped by PostgreSQL before being
-        // parsed (a page's `PushTargeted` event is a document of 140 kB for 1,000 targets, full of quotes).
-        var datas = "["
+        var streams: [String] = [], versions: [String] = [], types: [String] = [], datas: [String] = []
         var metadatas: [String] = [], projected: [ProjectedEvent] = []
         for append in appends {
             let tx = append.transaction
@@ -116,7 +112,6 @@ public final class LedgerTransaction: @unchecked Sendable {
                 versions.append(String(version))
                 types.append(event.type)
                 tx.appendedTypes.append(event.type)
-                if datas.utf8.count > 1 { datas.append(",") }
                 datas.append(event.storedText ?? event.data.encoded())
                 metadatas.append(metadata)
                 projected.append(
@@ -124,7 +119,10 @@ public final class LedgerTransaction: @unchecked Sendable {
                         appId: appId, stream: append.stream, version: version, type: event.type, data: event.data))
             }
         }
-        datas.append("]")
+        // The events' data goes as one JSON array: each is JSON already, so it is joined as it is, where an
+        // element of a `text[]` would have its quotes escaped here and unescaped by PostgreSQL before being
+        // parsed (a page's `PushTargeted` event is a document of 140 kB for 1,000 targets, full of quotes).
+        let dataArray = "[" + datas.joined(separator: ",") + "]"
         let connection = first.transaction.connection
         try await connection.enqueue(
             .reusingPlan(
@@ -132,7 +130,7 @@ public final class LedgerTransaction: @unchecked Sendable {
                 INSERT INTO events (app_id, stream, version, type, data, metadata)
                 SELECT \(appId), s, v::int, t, d, m::jsonb
                 FROM ROWS FROM (unnest(\(streams)::text[]), unnest(\(versions)::text[]), unnest(\(types)::text[]),
-                                jsonb_array_elements(\(datas)::jsonb), unnest(\(metadatas)::text[]))
+                                jsonb_array_elements(\(dataArray)::jsonb), unnest(\(metadatas)::text[]))
                     WITH ORDINALITY AS e(s, v, t, d, m, ord)
                 ORDER BY ord
                 """))
