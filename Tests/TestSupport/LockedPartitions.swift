@@ -1,12 +1,15 @@
 import Postgres
-import TestSupport
-import Testing
 
 /// Proves that work stays out of some of the log's day partitions: another session holds them locked in
 /// ACCESS EXCLUSIVE mode, which anything that plans over them, opens or scans them waits for.
-enum LockedPartitions {
+public enum LockedPartitions {
+    /// The work waited for a locked partition (the locks were then released, and it finished).
+    public struct Waited: Error, CustomStringConvertible {
+        public var description: String { "the work waited for a locked partition" }
+    }
+
     /// A new session of `db` holding `partitions` in ACCESS EXCLUSIVE mode until it ends its transaction.
-    static func hold(_ partitions: [String], in db: TestDatabase) async throws -> PGConnection {
+    public static func hold(_ partitions: [String], in db: TestDatabase) async throws -> PGConnection {
         let holder = try await db.connect()
         try await holder.query("BEGIN")
         try await holder.query(
@@ -14,9 +17,9 @@ enum LockedPartitions {
         return holder
     }
 
-    /// Runs `work` while `holder` keeps partitions locked; if it has not finished within ten seconds (it
-    /// waits for a lock), the locks are released so that it can, and the test fails.
-    static func completes<T: Sendable>(
+    /// Runs `work` while `holder` keeps partitions locked. If it has not finished within ten seconds (it
+    /// waits for a lock), the locks are released so that it can, and `Waited` is thrown.
+    public static func completes<T: Sendable>(
         holding holder: PGConnection, _ work: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
@@ -25,12 +28,14 @@ enum LockedPartitions {
                 try? await Task.sleep(for: .seconds(10))
                 return nil
             }
+            var waited = false
             while let next = try await group.next() {
                 if let value = next {
                     group.cancelAll()
+                    if waited { throw Waited() }
                     return value
                 }
-                Issue.record("the work waited for a locked partition")
+                waited = true
                 try await holder.query("COMMIT")
             }
             fatalError("unreachable: the work's task returns or throws")
