@@ -9,7 +9,9 @@ enum AuditReport {
     static let columns = ["at", "keyKind", "address", "userAgent", "action", "target", "detail", "result", "requestId"]
 
     static func build(_ context: ReportContext) async throws -> ReportDocument {
-        let rows = try await ReportDefinitions.run("audit", binds: context.binds, on: context.pool)
+        let bounds = try await AuditScanBounds.find(context)
+        let rows = try await ReportDefinitions.run(
+            "audit", binds: context.binds + [bounds.scanFrom, bounds.lookupsFrom], on: context.pool)
         let table = try rows.map { row -> [ReportValue] in
             let action = try row.string("action")
             let detail = try row.json("detail")

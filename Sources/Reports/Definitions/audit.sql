@@ -3,7 +3,9 @@
 -- PushTargetingCompleted, PushBatchDelivered, BadgeIncremented, AppOpened, PushCompleted) are left out,
 -- their effect shows as the result of the push request. Secrets in app events are redacted by the
 -- Reports target before anything is printed.
--- $1 app id, $2 first day, $3 last day (inclusive, event_time days in the app's time zone).
+-- $1 app id, $2 first day, $3 last day (inclusive, event_time days in the app's time zone); $4 and $5 the
+-- earliest recorded_at the scan and the lookups need (AuditScanBounds: a day before the range, or earlier
+-- where event_time_outliers, migration 0018, says so), constants the plan leaves earlier days out for.
 -- A push request's result reads its stream within the stream's time span (stream_heads, migration 0017), so
 -- that each request's lookup runs over the days its stream lies in, not over every day the log keeps.
 WITH app AS (
@@ -14,7 +16,7 @@ audited AS (
            event_time(e.data, e.recorded_at) AS at, h.first_recorded_at, h.last_recorded_at
     FROM events e CROSS JOIN app
     LEFT JOIN stream_heads h ON h.app_id = e.app_id AND h.stream = e.stream
-    WHERE e.app_id = $1
+    WHERE e.app_id = $1 AND e.recorded_at >= $4::timestamptz
       AND e.type IN ('PushRequested', 'PushCancelled', 'PushFailed', 'PushExpired', 'NotificationDeleted',
                      'NotificationPurged', 'PushQuotaReached', 'PushRateLimited', 'PushQuotaRefused',
                      'UsageDayClosed', 'InstallationCreated', 'InstallationUpdated', 'InstallationDeleted',
@@ -40,11 +42,12 @@ SELECT to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,
                                    WHEN 'PushFailed' THEN coalesce(t.data ->> 'status', 'failed')
                                    ELSE 'done' END
                 FROM events t
-                WHERE t.app_id = $1 AND t.stream = a.stream
+                WHERE t.app_id = $1 AND t.stream = a.stream AND t.recorded_at >= $5::timestamptz
                   AND t.recorded_at BETWEEN a.first_recorded_at AND a.last_recorded_at
                   AND t.type IN ('PushCompleted', 'PushFailed', 'PushCancelled', 'PushExpired')
                 ORDER BY t.version DESC LIMIT 1),
                CASE WHEN EXISTS (SELECT 1 FROM events d WHERE d.app_id = $1 AND d.stream = a.stream
+                                 AND d.recorded_at >= $5::timestamptz
                                  AND d.recorded_at BETWEEN a.first_recorded_at AND a.last_recorded_at
                                  AND d.type = 'NotificationDeleted') THEN 'deleted' END,
                a.data ->> 'status')
