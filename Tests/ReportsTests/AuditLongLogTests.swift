@@ -20,7 +20,8 @@ struct AuditLongLogTests {
         ).map { try $0.string("name") }
     }
 
-    /// The audit's actions for the default range (the last 30 days), with the other days of the log locked.
+    /// Action, target and result of each row of the audit for the default range (the last 30 days), run while
+    /// `days` are locked (it fails if it waits for them).
     static func actions(_ f: ReportFixture, locking days: [String]) async throws -> [[String]] {
         let holder = try await LockedPartitions.hold(days, in: f.db)
         let text = try await LockedPartitions.completes(holding: holder) {
@@ -77,13 +78,14 @@ struct AuditLongLogTests {
                                        'status', 'done', 'request', '{"data": {"alert": "hi"}}'::jsonb),
                     '{"keyKind": "master"}', ((current_date - 200) + time '12:00') AT TIME ZONE 'UTC')
             """)
-        // The day it was recorded must be read; the day before it need not be.
+        // The day it was recorded must be read; the days before it need not be (the one 400 back is locked).
         #expect(
             try await Self.actions(f, locking: [days[0]]).filter { $0[0] == "PushRequested" } == [
                 ["PushRequested", "push:imported", "done"]
             ])
     }
 
+    /// The stream of the one installation `AuditReportTests.history` saves.
     static func installationStream(_ f: ReportFixture) async throws -> String {
         try await f.db.ledger.pool.query(
             "SELECT stream FROM stream_heads WHERE app_id = 'rep' AND stream LIKE 'installation:%'"
