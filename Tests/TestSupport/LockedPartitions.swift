@@ -17,6 +17,25 @@ public enum LockedPartitions {
         return holder
     }
 
+    /// The SQLSTATE `query` fails with on a new session of `db` that waits at most 200 ms for a lock, or nil
+    /// when it succeeds: a test's control, showing that a statement planned over every day waits for the
+    /// held ones (55P03, lock timeout).
+    public static func failure(of query: PGQuery, in db: TestDatabase) async throws -> String? {
+        let control = try await db.connect()
+        do {
+            try await control.query("SET lock_timeout = '200ms'")
+            _ = try await control.query(query)
+            await control.close()
+            return nil
+        } catch let error as PGError {
+            await control.close()
+            return error.sqlState
+        } catch {
+            await control.close()
+            throw error
+        }
+    }
+
     /// Runs `work` while `holder` keeps partitions locked. If it has not finished within ten seconds (it
     /// waits for a lock), the locks are released so that it can, and `Waited` is thrown.
     public static func completes<T: Sendable>(

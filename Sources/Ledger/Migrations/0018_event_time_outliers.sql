@@ -16,6 +16,12 @@
 -- after the backfill below has read the log without it.
 LOCK TABLE events IN SHARE MODE;
 
+-- How much later than its recording a row may be dated without being listed: the one definition the
+-- trigger, the backfill below and the audit's bound (AuditScanBounds) read, so they cannot disagree.
+CREATE FUNCTION event_time_outlier_margin() RETURNS interval LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT interval '1 day'
+$$;
+
 CREATE TABLE event_time_outliers (
     app_id text NOT NULL,
     recorded_day date NOT NULL,
@@ -27,7 +33,7 @@ CREATE TABLE event_time_outliers (
 INSERT INTO event_time_outliers (app_id, recorded_day, earliest_recorded_at, latest_event_time)
 SELECT app_id, (recorded_at AT TIME ZONE 'UTC')::date, min(recorded_at), max(event_time(data, recorded_at))
 FROM events
-WHERE event_time(data, recorded_at) > recorded_at + interval '1 day'
+WHERE event_time(data, recorded_at) > recorded_at + event_time_outlier_margin()
 GROUP BY 1, 2;
 
 -- As in 0017, plus the outliers among the appended rows.
@@ -39,7 +45,7 @@ BEGIN
     FOR b IN
         SELECT app_id, stream, min(version) AS first, max(version) AS last, count(*) AS n,
                min(recorded_at) AS first_at, max(recorded_at) AS last_at,
-               bool_or(event_time(data, recorded_at) > recorded_at + interval '1 day') AS outlying
+               bool_or(event_time(data, recorded_at) > recorded_at + event_time_outlier_margin()) AS outlying
         FROM appended GROUP BY app_id, stream
     LOOP
         INSERT INTO stream_heads AS h (app_id, stream, version, first_recorded_at, last_recorded_at)
@@ -64,7 +70,7 @@ BEGIN
         SELECT app_id, (recorded_at AT TIME ZONE 'UTC')::date, min(recorded_at),
                max(event_time(data, recorded_at))
         FROM appended
-        WHERE event_time(data, recorded_at) > recorded_at + interval '1 day'
+        WHERE event_time(data, recorded_at) > recorded_at + event_time_outlier_margin()
         GROUP BY 1, 2
         ON CONFLICT (app_id, recorded_day) DO UPDATE
             SET earliest_recorded_at = least(o.earliest_recorded_at, excluded.earliest_recorded_at),

@@ -21,14 +21,13 @@ struct AuditScanBounds: Sendable {
     let lookupsFrom: String
 
     static func find(_ context: ReportContext) async throws -> AuditScanBounds {
-        // The time zone as `audit.sql` takes it, for an app that may have none set.
+        // The range's first instant in the app's time zone, as `audit.sql` compares its days.
         let scanFrom = try await context.pool.query(
             """
-            SELECT least(f.at - interval '1 day',
+            SELECT least(f.at - event_time_outlier_margin(),
                          (SELECT min(o.earliest_recorded_at) FROM event_time_outliers o
                           WHERE o.app_id = \(context.appId) AND o.latest_event_time >= f.at))::text AS scan_from
-            FROM (SELECT \(context.range.first)::date::timestamp AT TIME ZONE coalesce(
-                      (SELECT settings ->> 'timezone' FROM apps WHERE app_id = \(context.appId)), 'UTC') AS at) f
+            FROM (SELECT \(context.range.first)::date::timestamp AT TIME ZONE \(context.timezone) AS at) f
             """
         )[0].string("scan_from")
         // A stream's span (`stream_heads`, migration 0017) holds every row of it, whatever the clocks did.
