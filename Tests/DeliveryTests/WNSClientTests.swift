@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import HTTP2TestSupport
 import HTTPTypes
 import PushCore
 import Testing
@@ -91,5 +92,33 @@ import Testing
         #expect(throws: DeliverySetupError.self) {
             _ = try WNSClient(configuration: WNSConfiguration(packageSid: "", secret: "s"))
         }
+    }
+}
+
+/// SPEC §12.7 at send time: a channel URI outside Microsoft's hosts and the app's list is never contacted, nor
+/// is the token endpoint asked for the access token that would travel with it.
+@Suite struct WNSForbiddenEndpointTests {
+    @Test func notificationsToHostsNotAdmittedAreNeverSent() async throws {
+        let listener = LocalPort.silentListener()
+        defer { close(listener.fd) }
+        // The token endpoint is the silent listener too: a request to it would hang, not fail fast.
+        let client = try WNSClient(
+            configuration: WNSConfiguration(
+                tokenEndpoint: "https://127.0.0.1:\(listener.port)/token", packageSid: "ms-app://s-1", secret: "s",
+                requestTimeout: .seconds(30), hosts: try WNSHosts(setting: "127.0.0.1:1")))
+        let aimed = [
+            "https://127.0.0.1:\(listener.port)/x", "https://localhost:\(listener.port)/x",
+            "https://db5.notify.windows.com@127.0.0.1:\(listener.port)/", "https://169.254.169.254/latest",
+            "https://db5.notify.windows.com:\(listener.port)/",
+        ]
+        let payload = try #require(try PushData(["alert": "x"]).wnsPayload(notificationId: "n"))
+        let outcomes = await client.attempt(all: aimed.map { WNSNotification(channelURI: $0, payload: payload) })
+        let statistics = client.httpStatistics
+        await client.shutdown()
+        #expect(outcomes == aimed.map { _ in .permanent(reason: .forbiddenEndpoint) })
+        #expect(statistics.requests == 0)
+        #expect(statistics.connectionsOpened == 0)
+        #expect(ProviderReason.forbiddenEndpoint.description == "ForbiddenEndpoint")
+        #expect(!ProviderReason.forbiddenEndpoint.failsWholePush)
     }
 }

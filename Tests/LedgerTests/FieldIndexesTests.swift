@@ -45,7 +45,8 @@ struct FieldIndexesTests {
                 "$nearSphere": ["__type": "GeoPoint", "latitude": 1.0, "longitude": 116.3], "$maxDistanceInMiles": 10,
             ]
         ]
-        let compiled = try WhereCompiler(schema: .objects, related: RelatedClasses(appId: app.appId)).compile(near)
+        let compiled = try WhereCompiler(schema: .objects, related: RelatedClasses(appId: app.appId, rights: .master))
+            .compile(near)
         // Enough rows, spread over the globe, that the planner's choice is the index on its merits. Written
         // straight into the table: this is about the plan, the events do not matter.
         try await db.ledger.pool.query(

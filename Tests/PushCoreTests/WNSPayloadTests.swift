@@ -103,8 +103,15 @@ import Testing
             try InstallationUpdate.apply(
                 body: ["deviceType": "windows", "subscriptionUri": .string(uri)], to: [:], isCreate: true)
         }
-        let bad = LeanError.invalidParameter("Invalid subscriptionUri: a WNS channel URI is an https URL.")
-        for wrong in ["http://db5.notify.windows.com/?token=1", "not a url", "https://", "https://a b/", ""] {
+        let bad = LeanError.invalidParameter(
+            "Invalid subscriptionUri: a WNS channel URI is an https URL with a plain host name (no userinfo, "
+                + "escapes, fragment or spaces).")
+        for wrong in [
+            "http://db5.notify.windows.com/?token=1", "not a url", "https://", "https://a b/", "",
+            "https://u@db5.notify.windows.com/", "https://db5.notify.windows.com./",
+            "https://%64b5.notify.windows.com/",
+            "https://db5.notify.windows.com/#x", "https://db5.notify.windows.com\\@127.0.0.1/",
+        ] {
             #expect(throws: bad, "\(wrong)") {
                 try InstallationUpdate.apply(
                     body: ["deviceType": "windows", "installationId": "w1", "subscriptionUri": .string(wrong)],

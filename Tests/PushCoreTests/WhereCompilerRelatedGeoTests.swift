@@ -4,7 +4,7 @@ import Testing
 /// The related-class and geo operators (SPEC §12.1) refuse bad operands with the codes SPEC names: 107 for a
 /// malformed geo operand, 111 for coordinates out of range, 102 for everything else.
 struct WhereCompilerRelatedGeoTests {
-    let compiler = WhereCompiler(schema: .installations, related: RelatedClasses(appId: "a"))
+    let compiler = WhereCompiler(schema: .installations, related: RelatedClasses(appId: "a", rights: .master))
 
     func code(_ query: String, _ compiler: WhereCompiler? = nil) throws -> Int? {
         let json = try JSON.parse(query)

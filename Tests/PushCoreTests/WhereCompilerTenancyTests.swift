@@ -16,8 +16,10 @@ struct WhereCompilerTenancyTests {
         #"{"o":{"$inQuery":{"className":"A","where":{"p":{"$inQuery":{"className":"B","where":{"q":1}}}}}}}"#,
     ])
     func relatedSubQueriesAreScopedByTheApp(_ query: String) throws {
-        let compiled = try WhereCompiler(schema: .installations, related: RelatedClasses(appId: "tenant"))
-            .compile(try JSON.parse(query))
+        let compiled = try WhereCompiler(
+            schema: .installations, related: RelatedClasses(appId: "tenant", rights: .master)
+        )
+        .compile(try JSON.parse(query))
         let (sql, binds) = compiled.render()
         let reads = sql.matches(of: /FROM (\w+) (\w+) WHERE (\w+)\.app_id = \$(\d+)/)
         #expect(!reads.isEmpty)

@@ -91,6 +91,20 @@ def test_delivery_counters_equal_the_push_record(server, push_app, simulator):
     assert "6 delivered, 2 errors (Unregistered=2)" in batch_lines[0]["message"], batch_lines[0]
 
 
+def test_unmatched_routes_are_labelled_unmatched(server, push_app):
+    """docs/operations.md: requests no route takes are counted under route="unmatched", whatever the path."""
+    before = scrape(server)
+    for path in ("/1.1/no-such-route/" + secrets.token_hex(4), "/nothing-here"):
+        r = requests.get(server.base_url + path, headers=master_headers(push_app), timeout=10)
+        assert r.status_code == 404, r.text
+    after = scrape(server)
+    counted = samples(after, "pushledger_http_requests_total", route="unmatched", status="404") - samples(
+        before, "pushledger_http_requests_total", route="unmatched", status="404")
+    assert counted == 2
+    routes = {s.labels.get("route") for f in after for s in f.samples if s.name == "pushledger_http_requests_total"}
+    assert "NotFound" not in routes, routes
+
+
 def log_lines(server):
     lines = []
     for line in server.log_path.read_text().splitlines():

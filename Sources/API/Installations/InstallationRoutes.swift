@@ -25,7 +25,8 @@ public struct InstallationRoutes: Sendable {
         let app = try context.requireApp()
         let body = try await request.jsonObject()
         let result = try await installations.save(
-            appId: app.appId, body: body, metadata: context.metadata(for: request))
+            appId: app.appId, body: body, metadata: context.metadata(for: request),
+            wnsHosts: WNSHosts(settings: app.settings))
         var out: [String: JSON] = ["objectId": .string(result.objectId), "createdAt": .string(result.createdAt)]
         // The own channel's credential goes only to whoever created the installation (or holds the master
         // key): knowing another device's installationId must not be enough to read its messages.
@@ -46,7 +47,8 @@ public struct InstallationRoutes: Sendable {
         let objectId = try context.parameters.require("objectId")
         let body = try await request.jsonObject()
         let updatedAt = try await installations.update(
-            appId: app.appId, objectId: objectId, body: body, metadata: context.metadata(for: request))
+            appId: app.appId, objectId: objectId, body: body, metadata: context.metadata(for: request),
+            wnsHosts: WNSHosts(settings: app.settings))
         return JSONResponse.make(["updatedAt": .string(updatedAt)])
     }
 
@@ -68,7 +70,8 @@ public struct InstallationRoutes: Sendable {
 
     func list(_ request: Request, _ context: PushContext) async throws -> Response {
         let app = try context.requireMaster()
-        let (results, total) = try await installations.list(appId: app.appId, try Self.listRequest(request))
+        let (results, total) = try await installations.list(
+            appId: app.appId, try Self.listRequest(request), rights: QueryRights(isMaster: context.isMaster))
         var out: [String: JSON] = ["results": .array(results)]
         if let total { out["count"] = .int(Int64(total)) }
         return JSONResponse.make(.object(out))
@@ -77,8 +80,13 @@ public struct InstallationRoutes: Sendable {
     /// A list query's `where`, `order`, `limit`, `skip`, `keys` and `count`, checked (installations and other
     /// classes take the same ones).
     static func listRequest(_ request: Request) throws -> InstallationListRequest {
+        try listRequest { request.query($0) }
+    }
+
+    /// A list query from its parameters by name (a request's query string, or a batch slot's).
+    static func listRequest(_ parameter: (String) -> String?) throws -> InstallationListRequest {
         var query = InstallationListRequest()
-        if let text = request.query("where"), !text.isEmpty {
+        if let text = parameter("where"), !text.isEmpty {
             do {
                 query.whereJSON = try JSON.parse(text)
             } catch {
@@ -88,26 +96,28 @@ public struct InstallationRoutes: Sendable {
                 throw LeanError.invalidQuery("where must be a JSON object.")
             }
         }
-        query.order = request.query("order")
-        if let limit = request.query("limit") {
+        query.order = parameter("order")
+        if let limit = parameter("limit") {
             guard let n = Int(limit), (0...1000).contains(n) else {
                 throw LeanError.invalidParameter("limit must be an integer from 0 to 1000.")
             }
             query.limit = n
         }
-        if let skip = request.query("skip") {
+        if let skip = parameter("skip") {
             guard let n = Int(skip), n >= 0 else {
                 throw LeanError.invalidParameter("skip must be a non-negative integer.")
             }
             query.skip = n
         }
-        query.keys = try keys(request)
-        if let count = request.query("count") { query.count = count == "1" || count == "true" }
+        query.keys = try keys(parameter("keys"))
+        if let count = parameter("count") { query.count = count == "1" || count == "true" }
         return query
     }
 
-    static func keys(_ request: Request) throws -> Set<String>? {
-        guard let text = request.query("keys"), !text.isEmpty else { return nil }
+    static func keys(_ request: Request) throws -> Set<String>? { try keys(request.query("keys")) }
+
+    static func keys(_ text: String?) throws -> Set<String>? {
+        guard let text, !text.isEmpty else { return nil }
         let names = text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
         for name in names where !InstallationFields.isValidFieldName(name) {
             throw LeanError.invalidKeyName("Invalid key name in keys: \(name).")

@@ -65,6 +65,15 @@ extension ObjectRoutes {
                 throw LeanError.notFound()
             }
             return found.rendered()
+        case ("GET", nil):
+            // A listing, as Parse's batch allows: its parameters in the path's query or the body (where as an
+            // object or its JSON text), held to the caller's rights like the listing route.
+            let query = try InstallationRoutes.listRequest { Self.parameter($0, path: path, body: body) }
+            let (results, total) = try await objects.list(
+                appId: appId, className: className, query, rights: QueryRights(isMaster: context.isMaster))
+            var out: [String: JSON] = ["results": .array(results)]
+            if let total { out["count"] = .int(Int64(total)) }
+            return .object(out)
         default:
             throw LeanError.invalidParameter("Unsupported batch request: \(method) \(path).")
         }
@@ -88,6 +97,14 @@ extension ObjectRoutes {
         default:
             throw unsupported
         }
+    }
+
+    /// A listing parameter of a batch slot: the body's (a JSON value is sent as its text, as a query string
+    /// carries it), else the path's query string.
+    static func parameter(_ name: String, path: String, body: [String: JSON]) -> String? {
+        if let value = body[name] { return value.stringValue ?? value.encoded() }
+        guard let query = path.split(separator: "?", maxSplits: 1).dropFirst().first else { return nil }
+        return URLComponents(string: "?" + query)?.queryItems?.first { $0.name == name }?.value
     }
 
     /// The path's object id, if it names one; an empty one (`/1.1/users/`) is no path of ours.

@@ -103,7 +103,8 @@ public struct ObjectRoutes: Sendable {
     func list(_ request: Request, _ context: PushContext, className: String) async throws -> Response {
         let appId = try Self.authorize(className, context)
         let query = try InstallationRoutes.listRequest(request)
-        let (results, total) = try await objects.list(appId: appId, className: className, query)
+        let (results, total) = try await objects.list(
+            appId: appId, className: className, query, rights: QueryRights(isMaster: context.isMaster))
         var out: [String: JSON] = ["results": .array(results)]
         if let total { out["count"] = .int(Int64(total)) }
         return JSONResponse.make(.object(out))

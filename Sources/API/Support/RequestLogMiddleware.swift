@@ -34,7 +34,7 @@ public struct RequestLogMiddleware: RouterMiddleware {
         response.headers[Self.header] = requestId
         let elapsed = ContinuousClock.now - started
         // The route pattern, not the path: ids in paths would make every request its own series.
-        let route = context.endpointPath ?? "unmatched"
+        let route = Self.routeLabel(context.endpointPath)
         let status = response.status.code
         let method = request.method.rawValue
         Counter(
@@ -58,6 +58,13 @@ public struct RequestLogMiddleware: RouterMiddleware {
     }
 
     static let header = HTTPField.Name("X-Request-Id")!
+
+    /// The `route` label: the matched pattern, or `unmatched` for a request no route took (Hummingbird's
+    /// not-found responder names itself `NotFound`, which docs/operations.md does not promise).
+    static func routeLabel(_ endpointPath: String?) -> String {
+        guard let endpointPath, endpointPath != "NotFound" else { return "unmatched" }
+        return endpointPath
+    }
 
     /// `elapsed` in milliseconds with one decimal, truncated, for the log line: `String(format: "%.1f")` took
     /// 3.6 µs, on every request.

@@ -57,7 +57,7 @@ extension ConsoleRoutes {
         ]
         query.limit = 10
         query.keys = ["objectId"]
-        return try await services.installations.list(appId: app.appId, query).results.compactMap {
+        return try await services.installations.list(appId: app.appId, query, rights: .master).results.compactMap {
             $0["objectId"]?.stringValue
         }
     }

@@ -23,11 +23,12 @@ extension ConsoleRoutes {
             let (body, devices) = try send.body()
             if form["action"] == "send" {
                 let accepted = try await services.pushRequests.submit(
-                    body, devices: devices, headerProd: nil, app: app, metadata: context.metadata(for: request))
+                    body, devices: devices, headerProd: nil, app: app, rights: .master,
+                    metadata: context.metadata(for: request))
                 return Response.redirect(to: "/console/pushes/\(accepted.objectId)?notice=sent", type: .normal)
             }
             let parsed = try await services.pushRequests.validate(
-                body, devices: devices, headerProd: nil, app: app, now: services.pushes.clock.now())
+                body, devices: devices, headerProd: nil, app: app, rights: .master, now: services.pushes.clock.now())
             let preview = try await services.targeting.preview(parsed, app: app)
             values["preview"] =
                 [

@@ -126,9 +126,12 @@ public actor ProviderRegistry {
         }
         let configuration = WNSConfiguration(
             tokenEndpoint: s("token_endpoint") ?? WNSConfiguration.productionTokenEndpoint, packageSid: packageSid,
-            secret: secret, caFile: s("ca_file"))
-        // The secret is part of the key so that a changed secret gets a new client (and a new access token).
-        let key = "\(app.appId)|\(configuration.tokenEndpoint)|\(packageSid)|\(secret)|\(s("ca_file") ?? "")"
+            secret: secret, caFile: s("ca_file"), hosts: WNSHosts(settings: app.settings))
+        // The secret is part of the key so that a changed secret gets a new client (and a new access token), the
+        // host list so that a narrowed one applies at once.
+        let key =
+            "\(app.appId)|\(configuration.tokenEndpoint)|\(packageSid)|\(secret)|\(s("ca_file") ?? "")|"
+            + configuration.hosts.allowed.map(\.description).sorted().joined(separator: ",")
         if let client = wns[key] { return client }
         do {
             let client = try WNSClient(configuration: configuration, logger: logger)

@@ -2,6 +2,7 @@ import Curl
 import Foundation
 import HTTPTypes
 import Logging
+import PushCore
 
 /// Sends notifications to APNs over HTTP/2 for one credential (token or certificate) and topic.
 public final class APNsClient: Sendable {
@@ -47,6 +48,9 @@ public final class APNsClient: Sendable {
     /// One attempt, classified. `expiredProviderToken` has already dropped the stale token, so an immediate
     /// second attempt signs a new one.
     public func attempt(_ notification: APNsNotification) async -> DeliveryOutcome {
+        guard OutboundText.isPathSafeDeviceToken(notification.deviceToken) else {
+            return .permanent(reason: .forbiddenEndpoint)
+        }
         let apnsId = FastUUID.string(notification.apnsId ?? FastUUID.make())
         let token = tokens?.currentToken()
         let request = makeRequest(notification, apnsId: apnsId, bearer: token)
@@ -59,6 +63,20 @@ public final class APNsClient: Sendable {
     /// `CurlHeaderBlock`). Outcomes in the order given; each notification should carry its `apnsId`, so
     /// that a retry through `send(_:first:)` repeats the same id.
     public func attempt(all notifications: [APNsNotification]) async -> [DeliveryOutcome] {
+        // The device token becomes the request's path: one that is not hex is never sent (SPEC §12.7).
+        guard notifications.allSatisfy({ OutboundText.isPathSafeDeviceToken($0.deviceToken) }) else {
+            var outcomes = [DeliveryOutcome](
+                repeating: .permanent(reason: .forbiddenEndpoint), count: notifications.count)
+            let safe = notifications.indices.filter {
+                OutboundText.isPathSafeDeviceToken(notifications[$0].deviceToken)
+            }
+            if !safe.isEmpty {
+                for (i, outcome) in zip(safe, await attempt(all: safe.map { notifications[$0] })) {
+                    outcomes[i] = outcome
+                }
+            }
+            return outcomes
+        }
         let token = tokens?.currentToken()
         // Normally one block serves the whole chunk; comparing with the last one spares hashing the
         // provider token for every notification.

@@ -28,7 +28,7 @@ extension ProviderReason {
             }
         case .accessToken:
             return true
-        case .httpStatus, .transport:
+        case .httpStatus, .transport, .forbiddenEndpoint:
             return false
         }
     }
@@ -39,7 +39,7 @@ extension ProviderReason {
         case .apns: "APNs"
         case .fcm, .accessToken: "FCM"
         case .wns: "WNS"
-        case .httpStatus, .transport: "the provider"
+        case .httpStatus, .transport, .forbiddenEndpoint: "the provider"
         }
     }
 }

@@ -11,6 +11,10 @@ public enum ProviderReason: Sendable, Hashable, CustomStringConvertible {
     case transport(CurlError)
     /// No OAuth access token could be had for FCM.
     case accessToken(AccessTokenError)
+    /// Not sent: the request would have gone where a client, not the provider or the operator, chose (a WNS
+    /// channel URI outside the provider's hosts and `wns.allowed_hosts`), or a device's id does not fit where
+    /// it goes in the request (SPEC §12.7).
+    case forbiddenEndpoint
 
     /// The text recorded in events and reports: Apple's or Google's reason verbatim where there is one, WNS'
     /// status by Microsoft's name for it.
@@ -22,6 +26,7 @@ public enum ProviderReason: Sendable, Hashable, CustomStringConvertible {
         case .httpStatus(let status): "HTTP \(status)"
         case .transport(let error): error.description
         case .accessToken(let error): error.description
+        case .forbiddenEndpoint: "ForbiddenEndpoint"
         }
     }
 }

@@ -44,7 +44,34 @@ public final class WNSClient: Sendable {
 
     /// The first attempt of many notifications at once (a chunk of a fan-out batch): one access token, one
     /// header block per distinct set of WNS headers and one submission to libcurl. Outcomes in the order given.
+    /// A channel URI whose host and port, as libcurl reads them, are not admitted by `configuration.hosts` is
+    /// not sent to at all, so the access token never leaves for a host a client chose.
     public func attempt(all notifications: [WNSNotification]) async -> [DeliveryOutcome] {
+        var outcomes = [DeliveryOutcome?](repeating: nil, count: notifications.count)
+        var admitted: [Int] = []
+        for (i, notification) in notifications.enumerated() {
+            if isAdmitted(notification.channelURI) {
+                admitted.append(i)
+            } else {
+                outcomes[i] = .permanent(reason: .forbiddenEndpoint)
+            }
+        }
+        if !admitted.isEmpty {
+            let sent = await attemptAdmitted(admitted.map { notifications[$0] })
+            for (i, outcome) in zip(admitted, sent) { outcomes[i] = outcome }
+        }
+        return outcomes.map { $0! }
+    }
+
+    /// SPEC §12.7: checked by our strict reading and by libcurl's own, which must agree on host and port.
+    func isAdmitted(_ uri: String) -> Bool {
+        guard let strict = HTTPSURL(uri), configuration.hosts.admits(host: strict.host, port: strict.port),
+            let parsed = CurlURL(uri)
+        else { return false }
+        return parsed.scheme == "https" && parsed.host.lowercased() == strict.host && parsed.port == strict.port
+    }
+
+    private func attemptAdmitted(_ notifications: [WNSNotification]) async -> [DeliveryOutcome] {
         let accessToken: String
         do {
             accessToken = try await tokens.accessToken()

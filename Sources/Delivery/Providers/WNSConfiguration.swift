@@ -1,3 +1,5 @@
+import PushCore
+
 /// One app's WNS credentials (its package SID and secret) and where to use them.
 public struct WNSConfiguration: Sendable {
     /// Microsoft's token endpoint for WNS.
@@ -16,6 +18,8 @@ public struct WNSConfiguration: Sendable {
     public var totalConnections: Int
     /// Requests handed to libcurl at once.
     public var maxInFlight: Int
+    /// The hosts channel URIs may point at; a notification to any other is never sent (`ForbiddenEndpoint`).
+    public var hosts: WNSHosts
 
     public init(
         tokenEndpoint: String = WNSConfiguration.productionTokenEndpoint,
@@ -25,7 +29,8 @@ public struct WNSConfiguration: Sendable {
         requestTimeout: Duration = .seconds(10),
         connectionsPerHost: Int = 4,
         totalConnections: Int = 32,
-        maxInFlight: Int = 2000
+        maxInFlight: Int = 2000,
+        hosts: WNSHosts = WNSHosts()
     ) {
         self.tokenEndpoint = tokenEndpoint
         self.packageSid = packageSid
@@ -35,5 +40,6 @@ public struct WNSConfiguration: Sendable {
         self.connectionsPerHost = connectionsPerHost
         self.totalConnections = totalConnections
         self.maxInFlight = maxInFlight
+        self.hosts = hosts
     }
 }

@@ -92,14 +92,18 @@ extension InstallationStore {
                         outcomes[i] = .alone  // deleted before its lock was ours
                         continue
                     }
-                    appends.append(try planUpdate(installation, body: save.body, at: save.now, tx: transactions[i]))
+                    appends.append(
+                        try planUpdate(
+                            installation, body: save.body, at: save.now, wnsHosts: save.wnsHosts,
+                            tx: transactions[i]))
                     outcomes[i] = .answered(
                         .success(
                             SaveResult(
                                 objectId: objectId, createdAt: installation.createdAt, updatedAt: save.now,
                                 created: false)))
                 } else {
-                    let (append, saved) = try planCreate(body: save.body, at: save.now, tx: transactions[i])
+                    let (append, saved) = try planCreate(
+                        body: save.body, at: save.now, wnsHosts: save.wnsHosts, tx: transactions[i])
                     appends.append(append)
                     outcomes[i] = .answered(.success(saved))
                 }

@@ -19,10 +19,13 @@ extension InstallationStore {
         try await store.pool.withConnection { try await Self.load(objectId, appId: appId, on: $0) }
     }
 
-    /// GET list: `where` compiled to bound SQL, `order`, `limit` (≤ 1000), `skip`, `keys`, `count`.
-    public func list(appId: String, _ request: InstallationListRequest) async throws -> (results: [JSON], count: Int?) {
+    /// GET list: `where` compiled to bound SQL, `order`, `limit` (≤ 1000), `skip`, `keys`, `count`; its
+    /// sub-queries read what `rights` allow.
+    public func list(
+        appId: String, _ request: InstallationListRequest, rights: QueryRights
+    ) async throws -> (results: [JSON], count: Int?) {
         try await store.pool.list(
-            request, schema: .installations, related: RelatedClasses(appId: appId),
+            request, schema: .installations, related: RelatedClasses(appId: appId, rights: rights),
             scope: "FROM installations WHERE app_id = \(appId) AND"
         ) { row, keys in try StoredInstallation(row: row).rendered(keys: keys) }
     }

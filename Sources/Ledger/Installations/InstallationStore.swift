@@ -39,11 +39,14 @@ public struct InstallationStore: Sendable {
         let identityKeys: [String]
         let metadata: EventMetadata
         let now: String
+        /// Where the app's Windows channel URIs may point (its `wns.allowed_hosts`).
+        let wnsHosts: WNSHosts
     }
 
     /// POST: creates an installation, or updates the one that already has this deviceToken/installationId.
+    /// - Parameter wnsHosts: the app's, which a `subscriptionUri` must point at (Microsoft's hosts only by default).
     public func save(
-        appId: String, body: [String: JSON], metadata: EventMetadata, now: Date? = nil
+        appId: String, body: [String: JSON], metadata: EventMetadata, now: Date? = nil, wnsHosts: WNSHosts = WNSHosts()
     ) async throws
         -> SaveResult
     {
@@ -61,13 +64,13 @@ public struct InstallationStore: Sendable {
         let identityKeys = [token.map { "token:\($0)" }, installationId.map { "iid:\($0)" }].compactMap { $0 }
         guard !identityKeys.isEmpty else {
             // Without an identity there is nothing to upsert by; let validation explain what is missing.
-            _ = try InstallationUpdate.apply(body: body, to: [:], isCreate: true)
+            _ = try InstallationUpdate.apply(body: body, to: [:], isCreate: true, wnsHosts: wnsHosts)
             throw LeanError.missingField("deviceToken or installationId is required.")
         }
         return try await saves.submit(
             PendingSave(
                 appId: appId, body: body, token: token, installationId: installationId, identityKeys: identityKeys,
-                metadata: metadata, now: LeanDate.format(now)))
+                metadata: metadata, now: LeanDate.format(now), wnsHosts: wnsHosts))
     }
 
     /// One save in a transaction of its own.
@@ -94,12 +97,14 @@ public struct InstallationStore: Sendable {
                 identityLookup(appId: save.appId, token: save.token, installationId: save.installationId))
             let ids = Set(try matches.map { try $0.string("object_id") })
             guard ids.count <= 1 else { throw ambiguousIdentity }
-            guard let objectId = ids.first else { return try await appendCreate(body: save.body, at: save.now, tx: tx) }
+            guard let objectId = ids.first else {
+                return try await appendCreate(body: save.body, at: save.now, wnsHosts: save.wnsHosts, tx: tx)
+            }
             try await tx.lock([InstallationEvent.stream(objectId)])
             guard let current = try await load(objectId, appId: save.appId, on: tx.connection) else {
                 throw InstallationVanished()
             }
-            try await appendUpdate(current, body: save.body, at: save.now, tx: tx)
+            try await appendUpdate(current, body: save.body, at: save.now, wnsHosts: save.wnsHosts, tx: tx)
             return SaveResult(objectId: objectId, createdAt: current.createdAt, updatedAt: save.now, created: false)
         }
     }
@@ -109,19 +114,21 @@ public struct InstallationStore: Sendable {
     }
 
     /// Appends a new installation's events (its fields validated first).
-    static func appendCreate(body: [String: JSON], at now: String, tx: LedgerTransaction) async throws -> SaveResult {
-        let (append, result) = try planCreate(body: body, at: now, tx: tx)
+    static func appendCreate(
+        body: [String: JSON], at now: String, wnsHosts: WNSHosts, tx: LedgerTransaction
+    ) async throws -> SaveResult {
+        let (append, result) = try planCreate(body: body, at: now, wnsHosts: wnsHosts, tx: tx)
         try await LedgerTransaction.append([append])
         return result
     }
 
     /// A new installation's events, for `tx` to append; throws, having changed nothing, if a field is bad.
     static func planCreate(
-        body: [String: JSON], at now: String, tx: LedgerTransaction
+        body: [String: JSON], at now: String, wnsHosts: WNSHosts, tx: LedgerTransaction
     ) throws
         -> (LedgerTransaction.StreamAppend, SaveResult)
     {
-        let update = try InstallationUpdate.apply(body: body, to: [:], isCreate: true)
+        let update = try InstallationUpdate.apply(body: body, to: [:], isCreate: true, wnsHosts: wnsHosts)
         let objectId = RandomID.make()
         let stream = InstallationEvent.stream(objectId)
         tx.claimNewStream(stream)
@@ -144,7 +151,7 @@ public struct InstallationStore: Sendable {
     /// PUT: applies field sets and `__op` operations; answers the new updatedAt.
     public func update(
         appId: String, objectId: String, body: [String: JSON], metadata: EventMetadata,
-        now date: Date? = nil
+        now date: Date? = nil, wnsHosts: WNSHosts = WNSHosts()
     ) async throws -> String {
         let date = date ?? store.clock.now()
         return try await store.write(appId: appId, metadata: metadata, lockKeys: [InstallationEvent.stream(objectId)]) {
@@ -155,7 +162,7 @@ public struct InstallationStore: Sendable {
             // A new deviceToken or installationId must not collide with another installation's.
             let now = LeanDate.format(date)
             do {
-                try await Self.appendUpdate(current, body: body, at: now, tx: tx)
+                try await Self.appendUpdate(current, body: body, at: now, wnsHosts: wnsHosts, tx: tx)
                 try await tx.flushProjections()
             } catch let error as PGError where error.isUniqueViolation {
                 throw LeanError.ambiguousToken("That deviceToken or installationId belongs to another installation.")
@@ -179,21 +186,24 @@ public struct InstallationStore: Sendable {
     }
 
     static func appendUpdate(
-        _ current: StoredInstallation, body: [String: JSON], at now: String, tx: LedgerTransaction
+        _ current: StoredInstallation, body: [String: JSON], at now: String, wnsHosts: WNSHosts,
+        tx: LedgerTransaction
     )
         async throws
     {
-        try await LedgerTransaction.append([planUpdate(current, body: body, at: now, tx: tx)])
+        try await LedgerTransaction.append([planUpdate(current, body: body, at: now, wnsHosts: wnsHosts, tx: tx)])
     }
 
     /// The events that apply `body` to `current`, for `tx` to append; throws, having changed nothing, if the
     /// body is bad.
     static func planUpdate(
-        _ current: StoredInstallation, body: [String: JSON], at now: String, tx: LedgerTransaction
+        _ current: StoredInstallation, body: [String: JSON], at now: String, wnsHosts: WNSHosts,
+        tx: LedgerTransaction
     )
         throws -> LedgerTransaction.StreamAppend
     {
-        let update = try InstallationUpdate.apply(body: body, to: current.fields, isCreate: false)
+        let update = try InstallationUpdate.apply(
+            body: body, to: current.fields, isCreate: false, wnsHosts: wnsHosts)
         var set = update.set
         var events: [NewEvent] = []
         let resets = update.resetsBadge

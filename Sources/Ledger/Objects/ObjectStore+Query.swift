@@ -10,15 +10,18 @@ extension ObjectStore {
         try await store.pool.withConnection { try await Self.load(className, objectId, appId: appId, on: $0) }
     }
 
-    /// GET list: `where` compiled by the installations' compiler over `QuerySchema.objects`, `order`, `limit`,
-    /// `skip`, `keys`, `count`; one class of one app.
+    /// GET list: `where` compiled by the installations' compiler over `QuerySchema.objects` (knowing the
+    /// class's inferred field types), `order`, `limit`, `skip`, `keys`, `count`; one class of one app, its
+    /// sub-queries reading what `rights` allow.
     public func list(
-        appId: String, className: String, _ request: ObjectListRequest
+        appId: String, className: String, _ request: ObjectListRequest, rights: QueryRights
     ) async throws
         -> (results: [JSON], count: Int?)
     {
-        try await store.pool.list(
-            request, schema: .objects, related: RelatedClasses(appId: appId),
+        let types = try await fieldTypes(appId: appId, className: className)
+        return try await store.pool.list(
+            request, schema: QuerySchema.objects.declaring(types),
+            related: RelatedClasses(appId: appId, rights: rights),
             scope: "FROM objects WHERE app_id = \(appId) AND class_name = \(className) AND",
             extraColumns: ", class_name"
         ) { row, keys in try StoredObject(row: row).rendered(keys: keys) }

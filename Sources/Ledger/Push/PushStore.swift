@@ -173,7 +173,7 @@ public struct PushStore: Sendable {
             case .windows:
                 token =
                     row?["subscription_uri"]
-                    ?? (row == nil && InstallationFields.isValidSubscriptionUri(id) ? id : "")
+                    ?? (row == nil && HTTPSURL(id) != nil ? id : "")
             }
             if invalid.contains(token) { continue }
             targets.append(

@@ -199,10 +199,12 @@ public struct PushTargeting: Sendable {
     ) throws(LeanError) -> BoundSQL {
         do {
             return try WhereCompiler(
-                schema: .installations, related: RelatedClasses(appId: appId, objectsTable: objectsTable)
+                // The request's sub-queries were held to its caller's rights when it was accepted.
+                schema: .installations,
+                related: RelatedClasses(appId: appId, objectsTable: objectsTable, rights: .master)
             ).compile(whereJSON)
         } catch {
-            throw LeanError(error.code, error.message)
+            throw error.leanError
         }
     }
 

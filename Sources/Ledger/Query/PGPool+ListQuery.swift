@@ -23,7 +23,7 @@ extension PGPool {
                 order = try compiler.compileOrder(request.order ?? "")
             }
         } catch {
-            throw LeanError(error.code, error.message)
+            throw error.leanError
         }
         let base: PGQuery = "\(scope) (\(condition))"
         return try await withConnection { conn in

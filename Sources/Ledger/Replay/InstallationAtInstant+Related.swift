@@ -8,7 +8,8 @@ import PushCore
 extension InstallationAtInstant {
     /// Where sub-queries read other classes: the scratch copy folded to the instant (empty, and then never
     /// read, when the push's `where` names no other class).
-    var related: RelatedClasses { RelatedClasses(appId: appId, objectsTable: scratch.objects) }
+    /// Replay and explain are operators' tools (the command line, the console), with the master key's rights.
+    var related: RelatedClasses { RelatedClasses(appId: appId, objectsTable: scratch.objects, rights: .master) }
 
     /// The reading for a top-level `where` key, nil when there is nothing beyond the field's value to show.
     func reading(of key: String, _ condition: JSON, fields: JSON?) async throws -> String? {

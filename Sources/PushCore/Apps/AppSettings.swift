@@ -27,6 +27,11 @@ public enum AppSettings {
     /// WNS: the app's package SID and client secret, exchanged at `token_endpoint` (Microsoft's by default).
     public static let wnsKeys: Set<String> = ["token_endpoint", "package_sid", "secret", "ca_file"]
 
+    /// APNs settings that travel in request headers (`apns-topic`, the JWT's `kid` and `iss`).
+    static let headerSettings: [String: @Sendable (String) -> Bool] = [
+        "topic": OutboundText.isTopic, "key_id": OutboundText.isIdentifier, "team_id": OutboundText.isIdentifier,
+    ]
+
     static let providerKeys: [String: Set<String>] = ["apns": apnsKeys, "fcm": fcmKeys, "wns": wnsKeys]
 
     public static let defaults: [String: JSON] = [
@@ -59,11 +64,21 @@ public enum AppSettings {
             return .string(value)
         }
         if stringKeys.contains(key) { return .string(value) }
+        if key == WNSHosts.settingKey {
+            // App-wide (a channel URI is checked when it is saved, before any profile applies).
+            _ = try WNSHosts(setting: value)
+            return .string(value)
+        }
         let parts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if parts.count == 2 || parts.count == 3, let provider = parts.first, let last = parts.last {
             let known = providerKeys[provider] ?? []
             let profileOK = parts.count == 2 || InstallationFields.isValidFieldName(parts[1])
-            if known.contains(last), profileOK { return .string(value) }
+            if known.contains(last), profileOK {
+                if provider == "apns", let check = headerSettings[last], !check(value) {
+                    throw .invalidParameter("Setting \(key) has characters an APNs request header cannot carry.")
+                }
+                return .string(value)
+            }
         }
         throw .invalidParameter("Unknown setting \(key).")
     }

@@ -12,6 +12,16 @@ public enum InstallationFields {
         "deviceProfile", "apnsTopic", "apnsTeamId", "appName", "appVersion", "deviceType",
     ]
 
+    /// The types of the fields SPEC §3 defines, for the query compiler (`QuerySchema.declaredTypes`); custom
+    /// fields (`owner`, say) may hold anything.
+    public static let declaredTypes: [String: FieldType] = {
+        var types = Dictionary(uniqueKeysWithValues: stringFields.map { ($0, FieldType.string) })
+        types["channels"] = .array
+        types["badge"] = .number
+        types["valid"] = .boolean
+        return types
+    }()
+
     /// Letters, digits, `_`, `-`, `=` and CJK ideographs, or empty (the broadcast channel).
     public static func isValidChannel(_ name: String) -> Bool {
         name.unicodeScalars.allSatisfy { s in
@@ -38,19 +48,7 @@ public enum InstallationFields {
     /// APNs device tokens are hex (64 characters today; Apple reserves the right to lengthen them).
     public static func isValidDeviceToken(_ token: String) -> Bool {
         let n = token.utf8.count
-        return n >= 32 && n <= 200 && n % 2 == 0
-            && token.utf8.allSatisfy {
-                (48...57).contains($0) || (65...70).contains($0) || (97...102).contains($0)
-            }
-    }
-
-    /// A WNS channel URI: an absolute `https` URL with a host, as Windows' `PushNotificationChannel.Uri` is.
-    public static func isValidSubscriptionUri(_ uri: String) -> Bool {
-        guard uri.utf8.count <= 2048, uri.lowercased().hasPrefix("https://"),
-            !uri.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }),
-            let components = URLComponents(string: uri), let host = components.host, !host.isEmpty
-        else { return false }
-        return true
+        return n >= 32 && n <= 200 && n % 2 == 0 && token.utf8.allSatisfy(HexText.isHexDigit)
     }
 
     public static func isValidDeviceProfile(_ profile: String) -> Bool {
@@ -76,6 +74,14 @@ public enum InstallationFields {
         case "installationId":
             let id = value.stringValue!
             if id.isEmpty || id.utf8.count > 256 { return .invalidParameter("Invalid installationId.") }
+        case "apnsTopic":
+            if !OutboundText.isTopic(value.stringValue!) {
+                return .invalidParameter("Invalid apnsTopic: a bundle identifier (letters, digits, . - _).")
+            }
+        case "apnsTeamId":
+            if !OutboundText.isIdentifier(value.stringValue!) {
+                return .invalidParameter("Invalid apnsTeamId: letters and digits.")
+            }
         case "deviceProfile":
             if !isValidDeviceProfile(value.stringValue!) {
                 return .invalidParameter(

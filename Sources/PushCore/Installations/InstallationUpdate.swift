@@ -9,9 +9,11 @@ public struct InstallationUpdate: Sendable, Equatable {
     public var resetsBadge: Bool { self.set["badge"]?.intValue == 0 }
 
     /// Applies a request body (field sets and `__op` operations) to `current`.
-    /// - Parameter current: the stored fields, or empty for a new installation.
+    /// - Parameters:
+    ///   - current: the stored fields, or empty for a new installation.
+    ///   - wnsHosts: where a Windows channel URI may point (SPEC §12.7).
     public static func apply(
-        body: [String: JSON], to current: [String: JSON], isCreate: Bool
+        body: [String: JSON], to current: [String: JSON], isCreate: Bool, wnsHosts: WNSHosts = WNSHosts()
     ) throws(LeanError)
         -> InstallationUpdate
     {
@@ -43,18 +45,18 @@ public struct InstallationUpdate: Sendable, Equatable {
             }
         }
         if isCreate {
-            try requireIdentity(fields)
+            try requireIdentity(fields, wnsHosts: wnsHosts)
             unset = []
         } else if fields["deviceType"]?.stringValue == PushPlatform.windows.rawValue,
             set["subscriptionUri"] != nil || unset.contains("subscriptionUri")
         {
-            try requireWindowsChannel(fields)
+            try requireWindowsChannel(fields, wnsHosts: wnsHosts)
         }
         return InstallationUpdate(fields: fields, set: set, unset: unset)
     }
 
     /// A new installation needs its device type and the identity that type is keyed by.
-    static func requireIdentity(_ fields: [String: JSON]) throws(LeanError) {
+    static func requireIdentity(_ fields: [String: JSON], wnsHosts: WNSHosts) throws(LeanError) {
         guard let type = fields["deviceType"]?.stringValue else {
             throw .missingField("deviceType is required to create an installation.")
         }
@@ -69,20 +71,19 @@ public struct InstallationUpdate: Sendable, Equatable {
             if fields["installationId"] == nil {
                 throw .missingField("installationId is required for a windows installation.")
             }
-            try requireWindowsChannel(fields)
+            try requireWindowsChannel(fields, wnsHosts: wnsHosts)
         default:
             break
         }
     }
 
-    /// A Windows installation is reached through its WNS channel URI, so it must have a usable one.
-    static func requireWindowsChannel(_ fields: [String: JSON]) throws(LeanError) {
+    /// A Windows installation is reached through its WNS channel URI, so it must have one the server may
+    /// send to.
+    static func requireWindowsChannel(_ fields: [String: JSON], wnsHosts: WNSHosts) throws(LeanError) {
         guard let uri = fields["subscriptionUri"]?.stringValue else {
             throw .missingField("subscriptionUri is required for a windows installation.")
         }
-        guard InstallationFields.isValidSubscriptionUri(uri) else {
-            throw .invalidParameter("Invalid subscriptionUri: a WNS channel URI is an https URL.")
-        }
+        _ = try wnsHosts.channelURL(uri)
     }
 
     /// The value a body's `key` asks for, its `__op` applied to `current`; nil or null removes the field. Throws

@@ -4,6 +4,10 @@ public enum ClassName {
     public static let user = "_User"
     public static let installation = "_Installation"
 
+    /// Classes only the master key may read, directly or through a sub-query: without ACLs a user's row would
+    /// otherwise be open to every holder of the app key.
+    public static let masterOnly: Set<String> = [user]
+
     /// Whether `name` names a class objects may be stored in (or a Pointer may point at).
     public static func isValid(_ name: String) -> Bool {
         if name == user || name == installation { return true }

@@ -126,10 +126,13 @@ public struct PushRequest: Sendable, Equatable {
         if let profile, !InstallationFields.isValidDeviceProfile(profile) {
             throw .invalidParameter("Invalid device_profile.")
         }
+        // Both travel to APNs in request headers.
+        let topic = try headerValue(body["topic"], field: "topic", OutboundText.isTopic)
+        let teamId = try headerValue(body["apns_team_id"], field: "apns_team_id", OutboundText.isIdentifier)
         return PushRequest(
             data: data, audience: audience, pushTime: pushTime, expiration: expiration,
-            notificationId: notificationId, requestId: requestId, prod: prod, topic: body["topic"]?.stringValue,
-            apnsTeamId: body["apns_team_id"]?.stringValue, deviceProfile: profile, flowControl: flow,
+            notificationId: notificationId, requestId: requestId, prod: prod, topic: topic,
+            apnsTeamId: teamId, deviceProfile: profile, flowControl: flow,
             isScheduled: isScheduled)
     }
 
@@ -189,6 +192,18 @@ public struct PushRequest: Sendable, Equatable {
     static func date(_ value: JSON, field: String) throws(LeanError) -> Date {
         guard let d = LeanDate.parse(value) else { throw .invalidParameter("\(field) must be an ISO 8601 date.") }
         return d
+    }
+
+    /// A value that goes into a provider request's header: a string in its alphabet, or absent.
+    static func headerValue(
+        _ value: JSON?, field: String, _ isValid: (String) -> Bool
+    ) throws(LeanError) -> String? {
+        guard let value, !value.isNull else { return nil }
+        guard let text = value.stringValue, isValid(text) else {
+            throw .invalidParameter(
+                "Invalid \(field): letters, digits and . - _ only (it is sent in a provider request's header).")
+        }
+        return text
     }
 
     static func shortId(_ value: JSON?, field: String) throws(LeanError) -> String? {

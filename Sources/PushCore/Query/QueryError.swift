@@ -11,6 +11,13 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public static let invalidQueryCode = 102
     public static let genericCode = 1
+    public static let forbiddenCode = 119
+
+    /// The query reads a class the caller may not read (`_User` without the master key): LeanCloud code 119,
+    /// answered 403 like a direct request for that class.
+    public static func forbidden(_ message: String) -> QueryError {
+        QueryError(code: forbiddenCode, message: message)
+    }
 
     /// Unknown operator, bad operand, bad field name: LeanCloud code 102.
     public static func invalidQuery(_ message: String) -> QueryError {

@@ -10,6 +10,7 @@ extension QuerySchema {
             "createdAt": Column("created_at", .timestamptz),
             "updatedAt": Column("updated_at", .timestamptz),
         ],
-        tiebreakColumn: "object_id"
+        tiebreakColumn: "object_id",
+        declaredTypes: InstallationFields.declaredTypes
     )
 }

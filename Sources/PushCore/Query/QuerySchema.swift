@@ -31,19 +31,43 @@ public struct QuerySchema: Sendable, Hashable {
     public let tiebreakColumn: String
     /// Qualifies every column (`i.data`) when the query joins other tables.
     public let tableAlias: String?
+    /// The types some top-level jsonb fields are known to have (the `_Installation` fields SPEC §3 defines, a
+    /// class's inferred field types): operators that need another type (`$inQuery` a Pointer) are refused on
+    /// them whatever their operand, instead of compiling to a condition that can never match.
+    public let declaredTypes: [String: FieldType]
 
-    public init(dataColumn: String, columns: [String: Column], tiebreakColumn: String, tableAlias: String? = nil) {
+    public init(
+        dataColumn: String, columns: [String: Column], tiebreakColumn: String, tableAlias: String? = nil,
+        declaredTypes: [String: FieldType] = [:]
+    ) {
         precondition(QuerySchema.isSQLIdentifier(dataColumn) && QuerySchema.isSQLIdentifier(tiebreakColumn))
         precondition(tableAlias.map(QuerySchema.isSQLIdentifier) ?? true)
         self.dataColumn = dataColumn
         self.columns = columns
         self.tiebreakColumn = tiebreakColumn
         self.tableAlias = tableAlias
+        self.declaredTypes = declaredTypes
     }
 
     /// The same schema with every column qualified by `alias`.
     public func aliased(_ alias: String?) -> QuerySchema {
-        QuerySchema(dataColumn: dataColumn, columns: columns, tiebreakColumn: tiebreakColumn, tableAlias: alias)
+        QuerySchema(
+            dataColumn: dataColumn, columns: columns, tiebreakColumn: tiebreakColumn, tableAlias: alias,
+            declaredTypes: declaredTypes)
+    }
+
+    /// The same schema knowing `types` too (a class's inferred field types, read before its listing).
+    public func declaring(_ types: [String: FieldType]) -> QuerySchema {
+        QuerySchema(
+            dataColumn: dataColumn, columns: columns, tiebreakColumn: tiebreakColumn, tableAlias: tableAlias,
+            declaredTypes: declaredTypes.merging(types) { _, new in new })
+    }
+
+    /// Whether `field` (a dotted path's full name) may hold a Pointer: not when its declared type is another.
+    func mayHoldPointer(_ field: String) -> Bool {
+        guard let declared = declaredTypes[field] else { return true }
+        if case .pointer = declared { return true }
+        return false
     }
 
     /// `alias.column` or `column`.

@@ -1,27 +1,43 @@
+/// Whose query it is, which decides the classes its sub-queries may read.
+public enum QueryRights: Sendable, Hashable {
+    /// The master key, or the system itself (the fan-out targeting a push accepted earlier, replay, reports).
+    case master
+    /// The app key: every class but the master-only ones (`ClassName.masterOnly`).
+    case client
+
+    public init(isMaster: Bool) { self = isMaster ? .master : .client }
+
+    func mayRead(_ className: String) -> Bool { self == .master || !ClassName.masterOnly.contains(className) }
+}
+
 /// Where the objects of other classes are (`$inQuery`, `$notInQuery`, `$select`, `$dontSelect`; SPEC §12.1):
-/// the app (bound) and the table (`objects`, or a replay's scratch copy). Sub-queries become uncorrelated
-/// `IN (SELECT …)` inside the one statement, never a query per row.
+/// the app (bound), the table (`objects`, or a replay's scratch copy), and what the caller may read. Sub-queries
+/// become uncorrelated `IN (SELECT …)` inside the one statement, never a query per row.
 public struct RelatedClasses: Sendable, Hashable {
     public let appId: String
     /// A trusted table name, e.g. `objects`.
     public let objectsTable: String
+    /// Checked for every class a sub-query names, at every depth, before anything is evaluated: a sub-query is
+    /// otherwise an oracle (one result or none) on rows the caller may not read directly.
+    public let rights: QueryRights
     /// How deep the current sub-query is; each level gets its own table alias.
     let level: Int
 
-    public init(appId: String, objectsTable: String = "objects") {
+    public init(appId: String, objectsTable: String = "objects", rights: QueryRights) {
         precondition(objectsTable.split(separator: ".").allSatisfy { QuerySchema.isSQLIdentifier(String($0)) })
-        self.appId = appId
-        self.objectsTable = objectsTable
-        self.level = 0
+        self.init(appId: appId, objectsTable: objectsTable, rights: rights, level: 0)
     }
 
-    private init(appId: String, objectsTable: String, level: Int) {
+    private init(appId: String, objectsTable: String, rights: QueryRights, level: Int) {
         self.appId = appId
         self.objectsTable = objectsTable
+        self.rights = rights
         self.level = level
     }
 
-    var deeper: RelatedClasses { RelatedClasses(appId: appId, objectsTable: objectsTable, level: level + 1) }
+    var deeper: RelatedClasses {
+        RelatedClasses(appId: appId, objectsTable: objectsTable, rights: rights, level: level + 1)
+    }
     /// Sub-queries never refer to the outer row, so an alias per level only keeps the SQL readable.
     var alias: String { "rel\(level)" }
 
@@ -38,13 +54,14 @@ extension WhereCompiler {
             throw .invalidQuery(
                 "\(op) expects {\"className\", \"where\"} for field '\(field)', not \(operand.typeName)")
         }
-        let pointer = try Self.pointerTarget(target, op: op, field: field)
-        let alias = try relatedContext(op: op, field: field).alias
+        let pointer = try pointerTarget(target, op: op, field: field)
+        let related = try relatedContext(op: op, field: field)
+        let alias = related.alias
         let full = object["className"] != nil || object["where"] != nil
         func part(_ key: String) -> BoundSQL { BoundSQL(sql: "(") + pointer + BoundSQL(sql: " ->> '\(key)')") }
         var sql = BoundSQL(sql: "(") + part("__type") + BoundSQL(sql: " = 'Pointer' AND ")
         if full {
-            let className = try Self.className(object["className"], op: op, field: field)
+            let className = try readableClassName(object["className"], op: op, field: field)
             var onlyClass = BoundSQL(sql: " AND \(alias).class_name = ")
             onlyClass.append(bind: className)
             sql.append(part("className"))
@@ -58,7 +75,13 @@ extension WhereCompiler {
                     select: BoundSQL(sql: "\(alias).object_id"), onlyClass, where: object["where"] ?? .object([:]),
                     op: op, field: field))
         } else {
-            // The shorthand's class is the one each stored pointer names.
+            // The shorthand's class is the one each stored pointer names, known only row by row: a caller
+            // whose rights stop short of some class must name the one it means.
+            guard related.rights == .master else {
+                throw .forbidden(
+                    "\(op) without a className reads whichever class '\(field)' points at, which may be a "
+                        + "master-only class: name it ({\"className\", \"where\"}) or use the master key")
+            }
             sql.append(sql: "(")
             sql.append(part("className"))
             sql.append(sql: ", ")
@@ -83,7 +106,7 @@ extension WhereCompiler {
         }
         let related = try relatedContext(op: op, field: field)
         var onlyClass = BoundSQL(sql: " AND \(related.alias).class_name = ")
-        onlyClass.append(bind: try Self.className(query["className"], op: op, field: field))
+        onlyClass.append(bind: try readableClassName(query["className"], op: op, field: field))
         let inner = WhereCompiler(schema: related.schema, related: related.deeper)
         let selected = Self.jsonValue(try inner.target(for: try FieldPath(key)))
         var sql = Self.jsonValue(target) + BoundSQL(sql: " IN (")
@@ -121,7 +144,8 @@ extension WhereCompiler {
         return related
     }
 
-    static func className(_ value: JSON?, op: String, field: String) throws(QueryError) -> String {
+    /// The sub-query's class, checked against the caller's rights (119 for a master-only class).
+    func readableClassName(_ value: JSON?, op: String, field: String) throws(QueryError) -> String {
         guard let name = value?.stringValue else {
             throw .invalidQuery("\(op) needs a className (field '\(field)')")
         }
@@ -129,6 +153,9 @@ extension WhereCompiler {
         guard ClassName.isValid(name) else { throw QueryError(code: 103, message: "Invalid class name: \(name).") }
         guard name != "_Installation" else {
             throw .invalidQuery("\(op) cannot query _Installation (field '\(field)')")
+        }
+        guard try relatedContext(op: op, field: field).rights.mayRead(name) else {
+            throw .forbidden("The master key is required to query \(name) (\(op) on field '\(field)').")
         }
         return name
     }
@@ -167,9 +194,10 @@ extension WhereCompiler {
         return found
     }
 
-    /// The jsonb holding the Pointer: a real column can never hold one.
-    static func pointerTarget(_ target: FieldTarget, op: String, field: String) throws(QueryError) -> BoundSQL {
-        guard case .json(let expression) = target else {
+    /// The jsonb holding the Pointer: a real column can never hold one, nor a field whose type the schema
+    /// declares as something else (`deviceToken`, or a class field inferred as a String).
+    func pointerTarget(_ target: FieldTarget, op: String, field: String) throws(QueryError) -> BoundSQL {
+        guard case .json(let expression) = target, schema.mayHoldPointer(field) else {
             throw .invalidQuery("\(op) needs a Pointer field; '\(field)' is not one")
         }
         return expression

@@ -1,6 +1,11 @@
 /// Bytes as lower-case hex, written byte by byte: request signatures and console MACs are compared as hex,
 /// and `String(format: "%02x")` per byte took 48 µs for an MD5 digest, on every signed request.
 public enum HexText {
+    /// `0-9`, `a-f`, `A-F` as UTF-8 bytes (never another script's digits).
+    public static func isHexDigit(_ byte: UInt8) -> Bool {
+        (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
+    }
+
     public static func lowercase(_ bytes: some Collection<UInt8>) -> String {
         let digits: StaticString = "0123456789abcdef"
         return String(unsafeUninitializedCapacity: 2 * bytes.count) { out in

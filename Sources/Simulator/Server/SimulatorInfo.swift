@@ -19,6 +19,8 @@ public struct SimulatorInfo: Sendable, Hashable, Codable {
     public var wnsChannelBase: String
     /// Base of the `/_sim/*` control endpoints.
     public var controlEndpoint: String
+    /// `host:port` of the channel URIs, the one entry `wns.allowed_hosts` needs.
+    public var wnsChannelHost: String
 
     public init(host: String, port: Int, caFile: String) {
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
@@ -31,6 +33,7 @@ public struct SimulatorInfo: Sendable, Hashable, Codable {
         self.wnsTokenEndpoint = "https://\(authority)/accesstoken.srf"
         self.wnsChannelBase = "https://\(authority)/wns/"
         self.controlEndpoint = "https://\(authority)/_sim"
+        self.wnsChannelHost = authority
     }
 
     /// The `pushledger app set` keys that point an app at this simulator.
@@ -44,6 +47,8 @@ public struct SimulatorInfo: Sendable, Hashable, Codable {
             "fcm.ca_file": self.caFile,
             "wns.token_endpoint": self.wnsTokenEndpoint,
             "wns.ca_file": self.caFile,
+            // Channel URIs are checked against Microsoft's hosts and this list (SPEC §12.7): exactly our port.
+            "wns.allowed_hosts": self.wnsChannelHost,
         ]
     }
 
