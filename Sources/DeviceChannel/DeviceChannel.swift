@@ -41,20 +41,26 @@ public struct DeviceChannel: Sendable {
                 await hub.serve(app: app, installationId: installationId, inbound: inbound, outbound: outbound)
             }
         case .refused(let error):
-            return .upgrade([:]) { _, outbound, _ in
-                // A pause before the answer slows down token guessing, and keeps the frame out of the read that
-                // carries the handshake's answer: swift-websocket's client (the reference client's) hung on
-                // about one connection in eight when both arrived together.
-                try? await Task.sleep(for: .milliseconds(100))
-                let frame: JSON = [
-                    "type": "error", "code": .int(Int64(error.code)), "error": .string(error.message),
-                    "status": .int(Int64(error.httpStatus)),
-                ]
-                try? await outbound.writeTextMessage(frame.encoded())
-                // A close reason may hold 123 bytes at most; the messages are ASCII.
-                let reason = String(decoding: error.message.utf8.prefix(120), as: UTF8.self)
-                try? await outbound.close(.unknown(UInt16(4000 + error.httpStatus)), reason: reason)
-            }
+            return refusal(error)
+        }
+    }
+
+    /// An upgrade that tells the client why it is refused, in an `error` frame and a close code 4000 + the
+    /// HTTP status, then closes.
+    public func refusal(_ error: LeanError) -> ShouldUpgradeResult<Handler> {
+        .upgrade([:]) { _, outbound, _ in
+            // A pause before the answer slows down token guessing, and keeps the frame out of the read that
+            // carries the handshake's answer: swift-websocket's client (the reference client's) hung on
+            // about one connection in eight when both arrived together.
+            try? await Task.sleep(for: .milliseconds(100))
+            let frame: JSON = [
+                "type": "error", "code": .int(Int64(error.code)), "error": .string(error.message),
+                "status": .int(Int64(error.httpStatus)),
+            ]
+            try? await outbound.writeTextMessage(frame.encoded())
+            // A close reason may hold 123 bytes at most; the messages are ASCII.
+            let reason = String(decoding: error.message.utf8.prefix(120), as: UTF8.self)
+            try? await outbound.close(.unknown(UInt16(4000 + error.httpStatus)), reason: reason)
         }
     }
 

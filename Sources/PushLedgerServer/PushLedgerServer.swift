@@ -10,6 +10,7 @@ import HummingbirdWebSocket
 import Ledger
 import Logging
 import Postgres
+import PushCore
 import Reports
 import ServiceLifecycle
 
@@ -56,11 +57,26 @@ public enum PushLedgerServer {
                 reports: reports, presence: presence, secureCookies: tls != nil))
         console.register(on: router)
         // One port for REST and devices: upgrade requests for `/channel` become WebSockets, every other
-        // request goes on to the router. With TLS configured, both are served over it.
-        let http = HTTPServerBuilder.http1WebSocketUpgrade(
-            configuration: .init(
-                ws: .init(maxFrameSize: 64 * 1024, autoPing: .enabled(timePeriod: config.channel.pingInterval))),
-            shouldUpgrade: { request, _, _ in await channel.shouldUpgrade(request) })
+        // request goes on to the router. With TLS configured, both are served over it. Every connection is
+        // held to the bounds of SPEC §12.8 (`GuardedHTTPChannel`).
+        let limits = ConnectionLimits(DescriptorLimit.fit(config.connections, logger: logger), logger: logger)
+        let upgrade = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(additionalChannelHandlers: [RequestPhaseObserver()]),
+            ws: .init(maxFrameSize: 64 * 1024, autoPing: .enabled(timePeriod: config.channel.pingInterval)))
+        let http = HTTPServerBuilder { responder in
+            GuardedHTTPChannel(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, configuration: upgrade,
+                    shouldUpgrade: { request, connection, _ in
+                        let decision = await channel.shouldUpgrade(request)
+                        guard case .upgrade = decision, !(await ConnectionGuard.becomeChannel(connection)) else {
+                            return decision
+                        }
+                        return channel.refusal(
+                            LeanError(1, "Too many device connections; retry with backoff.", status: 503))
+                    }),
+                limits: limits, tls: tls != nil)
+        }
         let server = try tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: $0) }
         let app = Application(
             router: router, server: server ?? http,
@@ -69,7 +85,7 @@ public enum PushLedgerServer {
             logger: logger)
         let listener = NotificationWakeService(url: config.databaseURL, signal: wakeups)
         let sampler = BacklogSampler(batches: PushBatches(store: ledger.events), interval: .seconds(5), logger: logger)
-        var services: [any Service] = [app, listener, fanOut, sampler]
+        var services: [any Service] = [app, listener, fanOut, sampler, ConnectionReportService(report: limits.report)]
         if let interval = config.retentionInterval {
             services.append(
                 RetentionService(

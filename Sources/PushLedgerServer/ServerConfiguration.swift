@@ -20,6 +20,8 @@ public struct ServerConfiguration: Sendable {
     public var channel = ChannelConfiguration()
     /// When set, the port speaks HTTPS (and WSS for the own device channel).
     public var tls: ServerTLS?
+    /// Timeouts and caps of the port's connections (SPEC §12.8).
+    public var connections = ConnectionLimits.Configuration()
 
     public init(databaseURL: String, host: String = "127.0.0.1", port: Int = 8080, maxConnections: Int = 16) {
         self.databaseURL = databaseURL

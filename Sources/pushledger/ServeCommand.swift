@@ -55,11 +55,45 @@ struct ServeCommand: AsyncParsableCommand {
     var tlsCert: String?
     @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert (env PUSHLEDGER_TLS_KEY)")
     var tlsKey: String?
+    @Option(
+        name: .customLong("request-timeout-seconds"),
+        help: ArgumentHelp(
+            "A request (and a TLS handshake) must arrive whole within this many seconds of its first byte, else "
+                + "408 and a close (env PUSHLEDGER_REQUEST_TIMEOUT_SECONDS; default "
+                + "\(ConnectionLimits.Configuration.defaultRequestTimeoutSeconds))"))
+    var requestTimeout: Int?
+    @Option(
+        name: .customLong("idle-timeout-seconds"),
+        help: ArgumentHelp(
+            "An HTTP connection without a request for this long is closed; device-channel WebSockets follow "
+                + "--channel-ping-seconds instead (env PUSHLEDGER_IDLE_TIMEOUT_SECONDS; default "
+                + "\(ConnectionLimits.Configuration.defaultIdleTimeoutSeconds))"))
+    var idleTimeout: Int?
+    @Option(
+        name: .customLong("max-connections"),
+        help: ArgumentHelp(
+            "HTTP connections open at once; more are answered 503 and closed (env PUSHLEDGER_MAX_CONNECTIONS; "
+                + "default \(ConnectionLimits.Configuration.defaultMaxConnections), lowered with the next one to "
+                + "fit the open-file limit)"))
+    var maxConnections: Int?
+    @Option(
+        name: .customLong("max-channel-connections"),
+        help: ArgumentHelp(
+            "Device-channel WebSockets open at once; more are refused with close code 4503 "
+                + "(env PUSHLEDGER_MAX_CHANNEL_CONNECTIONS; default "
+                + "\(ConnectionLimits.Configuration.defaultMaxChannelConnections))"))
+    var maxChannelConnections: Int?
 
     func validate() throws {
         if let port, !Self.portRange.contains(port) { throw ValidationError("--port must be from 0 to 65535.") }
         if let connections, connections < 1 { throw ValidationError("--connections must be at least 1.") }
         if let channelPing, channelPing < 1 { throw ValidationError("--channel-ping-seconds must be at least 1.") }
+        for (name, value) in [
+            ("--request-timeout-seconds", requestTimeout), ("--idle-timeout-seconds", idleTimeout),
+            ("--max-connections", maxConnections), ("--max-channel-connections", maxChannelConnections),
+        ] {
+            if let value, value < 1 { throw ValidationError("\(name) must be at least 1.") }
+        }
     }
 
     func run() async throws {
@@ -98,6 +132,20 @@ struct ServeCommand: AsyncParsableCommand {
         config.logRetentionDays = logRetention > 0 ? logRetention : nil
         config.metricsToken = metricsToken ?? environment.string("METRICS_TOKEN")
         config.channel.pingInterval = .seconds(ping)
+        typealias Limits = ConnectionLimits.Configuration
+        let maxHTTP = try maxConnections ?? environment.int("PUSHLEDGER_MAX_CONNECTIONS", in: 1...Int.max)
+        let maxChannel =
+            try maxChannelConnections ?? environment.int("PUSHLEDGER_MAX_CHANNEL_CONNECTIONS", in: 1...Int.max)
+        config.connections = Limits(
+            requestTimeout: .seconds(
+                try requestTimeout ?? environment.int("PUSHLEDGER_REQUEST_TIMEOUT_SECONDS", in: 1...86_400)
+                    ?? Limits.defaultRequestTimeoutSeconds),
+            idleTimeout: .seconds(
+                try idleTimeout ?? environment.int("PUSHLEDGER_IDLE_TIMEOUT_SECONDS", in: 1...86_400)
+                    ?? Limits.defaultIdleTimeoutSeconds),
+            maxConnections: maxHTTP ?? Limits.defaultMaxConnections,
+            maxChannelConnections: maxChannel ?? Limits.defaultMaxChannelConnections,
+            httpCapIsDefault: maxHTTP == nil, channelCapIsDefault: maxChannel == nil)
         switch (
             tlsCert ?? environment.string("PUSHLEDGER_TLS_CERT"), tlsKey ?? environment.string("PUSHLEDGER_TLS_KEY")
         ) {
