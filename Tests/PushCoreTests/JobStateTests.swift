@@ -80,12 +80,14 @@ struct JobStateTests {
         #expect(BatchState.pending.after(.leased(leaseLapsed: true, jobSendable: true)) == .pending)
         #expect(BatchState.pending.after(.leased(leaseLapsed: false, jobSendable: true)) == nil)
         #expect(BatchState.pending.after(.leased(leaseLapsed: true, jobSendable: false)) == nil)
-        #expect(BatchState.pending.after(.recorded) == .done)
+        #expect(BatchState.pending.after(.recorded(completesBatch: true)) == .done)
+        #expect(BatchState.pending.after(.recorded(completesBatch: false)) == .pending)
         #expect(BatchState.pending.after(.jobEnded(leaseLapsed: true)) == .cancelled)
         #expect(BatchState.pending.after(.jobEnded(leaseLapsed: false)) == .pending)
         for ended in [BatchState.done, .cancelled] {
             for event in [
-                BatchEvent.leased(leaseLapsed: true, jobSendable: true), .recorded, .jobEnded(leaseLapsed: true),
+                BatchEvent.leased(leaseLapsed: true, jobSendable: true), .recorded(completesBatch: true),
+                .recorded(completesBatch: false), .jobEnded(leaseLapsed: true),
             ] {
                 #expect(ended.after(event) == nil, "\(ended) after \(event)")
             }

@@ -57,7 +57,6 @@ FRAGMENTS = {
     "LocalTime.minute(at, appId: app.appId, schema: \"public\")": "$::timestamp",
     "LocalTime.minute(at, appId: app, schema: schema)": "$::timestamp",
     "LocalTime.day(at, appId: app, schema: schema)": "$::date",
-    "batchTransition(.recorded)": "state = 'recorded'",
     "forgiveToken(d[\"fields\"], event: event, schema: schema)": "DELETE FROM public.invalid_tokens "
     "WHERE app_id = $ AND token = ANY($::text[]) AND invalid_since < $::timestamptz",
     "forgiveToken(d[\"set\"], event: event, schema: schema)": "DELETE FROM public.invalid_tokens "

@@ -13,7 +13,7 @@ struct BatchPlan: Sendable {
     private let wnsClients: [String: Result<WNSClient, ProviderRegistry.Failure>]
     private let sharedPayload: Result<APNsBody?, PushDataError>
     private let wnsPayload: Result<WNSPayload?, PushDataError>
-    private let pushId: String
+    let pushId: String
     /// Set when a provider's configured credentials cannot be used: the push fails with this (naming the setting).
     let pushFailure: String?
     /// Until when an own-channel message waits for its device: the push's expiration, else `channel.ttl_days`.

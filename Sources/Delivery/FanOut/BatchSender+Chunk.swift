@@ -15,7 +15,7 @@ extension BatchSender {
     /// attempts), then only the answers worth another attempt (429, 5xx, connection trouble, an expired
     /// provider token) are retried, each on its own with backoff.
     func deliver(
-        _ chunk: Range<Int>, plan: BatchPlan, claim: BatchClaim, request: PushRequest, gate: DispatchGate, now: Date
+        _ chunk: [Int], plan: BatchPlan, claim: BatchClaim, request: PushRequest, gate: DispatchGate, now: Date
     ) async -> [(Int, Delivered)] {
         var delivered: [(Int, Delivered)] = []
         var apns = ClientGroups<APNsClient>()

@@ -25,58 +25,127 @@ public struct BatchSender: Sendable {
         self.logger = logger
     }
 
-    /// What became of a batch: an outcome per target, and the reason the whole push failed, if it did.
-    public struct Result: Sendable {
-        public var outcomes: [TargetOutcome]
-        public var pushFailure: String?
-        /// Provider requests repeated after a 429, a 5xx or a connection failure, over the whole batch.
-        public var retries: Int = 0
+    /// Records some targets' outcomes (the fan-out's `recordKeepingOutcomes`), with the push's failure when
+    /// it is known; answers what the record came to, nil when the batch had been recorded already. Throws only
+    /// when recording is given up.
+    typealias Recorder =
+        @Sendable (
+            _ part: [(index: Int, outcome: TargetOutcome)], _ pushFailure: String?
+        ) async throws -> PushBatches.RecordedPart?
+
+    /// What became of a batch, over all its recorded parts: for the one log line per batch.
+    struct Summary: Sendable {
+        var successes: Int64 = 0
+        var errors: Int64 = 0
+        var reasons: [String: Int64] = [:]
+        /// Provider requests repeated after a 429, a 5xx or a connection failure.
+        var retries = 0
+        var parts = 0
+        var pushFailure: String?
+
+        mutating func add(_ recorded: BatchDelivered) {
+            successes += recorded.successes
+            errors += recorded.errors
+            reasons.merge(recorded.reasons, uniquingKeysWith: +)
+            parts += 1
+        }
     }
 
-    func send(_ claim: BatchClaim, app: App, gate: DispatchGate, now: Date) async -> Result {
+    /// Ends a batch without sending any of its unrecorded targets (they count as `notSent`), for `reason`.
+    func endWithoutSending(_ claim: BatchClaim, pushFailure: String, record: Recorder) async throws -> Summary {
+        try await recordAll(claim, as: .notSent, pushFailure: pushFailure, record: record)
+    }
+
+    private func recordAll(
+        _ claim: BatchClaim, as outcome: TargetOutcome, pushFailure: String?, record: Recorder
+    ) async throws -> Summary {
+        var summary = Summary(pushFailure: pushFailure)
+        let part = claim.recorded.unrecorded.map { (index: $0, outcome: outcome) }
+        if !part.isEmpty, let recorded = try await record(part, pushFailure) { summary.add(recorded.delivered) }
+        return summary
+    }
+
+    /// Sends the batch's unrecorded targets, a chunk at a time, and has their outcomes recorded in parts while
+    /// it goes on. Requests in flight and answers not yet recorded are never more than `window` together: a
+    /// chunk leaves only when it fits beside them, and a part is recorded once half a window of answers waits
+    /// (or nothing else can move). So a `kill -9` can re-send at most `window` devices of this sender,
+    /// whatever the load: the rest are recorded and skipped by whoever takes the batch over.
+    func send(
+        _ claim: BatchClaim, app: App, gate: DispatchGate, now: Date, record: @escaping Recorder
+    ) async throws -> Summary {
         let request: PushRequest
         switch claim.request {
         case .success(let parsed): request = parsed
         case .failure(let error):
             // The stored request no longer reads: nothing can be sent, ever; the push fails with the reason.
-            return Result(outcomes: claim.targets.map { _ in .notSent }, pushFailure: error.message)
+            return try await recordAll(claim, as: .notSent, pushFailure: error.message, record: record)
         }
         if let expiration = request.expiration, expiration <= now {
-            return Result(outcomes: claim.targets.map { _ in .failed(reason: "Expired") }, pushFailure: nil)
+            return try await recordAll(claim, as: .failed(reason: "Expired"), pushFailure: nil, record: record)
         }
         let data: PushData
         do {
             data = try PushData(request.data)
         } catch {
-            return Result(outcomes: claim.targets.map { _ in .notSent }, pushFailure: "invalid payload: \(error)")
+            return try await recordAll(claim, as: .notSent, pushFailure: "invalid payload: \(error)", record: record)
         }
         let plan = await BatchPlan.make(
             claim, request: request, data: data, app: app, providers: providers, now: now, logger: logger)
         if let failure = plan.pushFailure { gate.stop(.pushFailed(failure)) }
-        var outcomes = [TargetOutcome](repeating: .notSent, count: claim.targets.count)
-        var retries = 0
-        await withTaskGroup(of: [(Int, Delivered)].self) { group in
-            var next = 0
-            func dispatchNext() -> Bool {
+        var window = SendWindow(pending: claim.recorded.unrecorded, size: self.window, chunkSize: chunkSize)
+        var summary = Summary()
+        var recordingFailure: (any Error)?
+        await withTaskGroup(of: Progress.self) { group in
+            func dispatch() {
                 // Checked per chunk, so nothing new leaves once the gate closes or shutdown begins.
-                guard next < claim.targets.count, gate.isOpen, !Task.isShuttingDownGracefully else { return false }
-                let chunk = next..<min(next + chunkSize, claim.targets.count)
-                next = chunk.upperBound
-                group.addTask {
-                    await self.deliver(chunk, plan: plan, claim: claim, request: request, gate: gate, now: now)
+                while recordingFailure == nil, gate.isOpen, !Task.isShuttingDownGracefully,
+                    let chunk = window.nextChunk()
+                {
+                    group.addTask {
+                        .answered(
+                            await self.deliver(chunk, plan: plan, claim: claim, request: request, gate: gate, now: now))
+                    }
                 }
-                return true
             }
-            while next < window, dispatchNext() {}
-            for await delivered in group {
-                for (index, one) in delivered {
-                    outcomes[index] = one.outcome
-                    retries += one.retries
+            func recordIfDue() {
+                let stopped = recordingFailure != nil || !gate.isOpen || Task.isShuttingDownGracefully
+                guard recordingFailure == nil, let part = window.partToRecord(dispatchStopped: stopped) else { return }
+                let pushFailure = gate.pushFailure
+                group.addTask {
+                    do {
+                        return .recorded(.success(try await record(part, pushFailure)))
+                    } catch {
+                        return .recorded(.failure(error))
+                    }
                 }
-                _ = dispatchNext()
+            }
+            dispatch()
+            recordIfDue()
+            for await progress in group {
+                switch progress {
+                case .answered(let delivered):
+                    window.answered(delivered.map { ($0.0, $0.1.outcome) })
+                    summary.retries += delivered.reduce(0) { $0 + $1.1.retries }
+                case .recorded(.success(let recorded)):
+                    window.recorded()
+                    if let recorded { summary.add(recorded.delivered) }
+                case .recorded(.failure(let error)):
+                    window.recorded()
+                    recordingFailure = error
+                }
+                dispatch()
+                recordIfDue()
             }
         }
-        return Result(outcomes: outcomes, pushFailure: gate.pushFailure, retries: retries)
+        if let recordingFailure { throw recordingFailure }
+        summary.pushFailure = gate.pushFailure
+        return summary
+    }
+
+    /// What a task of `send` finished.
+    private enum Progress: Sendable {
+        case answered([(Int, Delivered)])
+        case recorded(Result<PushBatches.RecordedPart?, any Error>)
     }
 
     /// One target's outcome and how many times its request was repeated.
@@ -90,7 +159,9 @@ public struct BatchSender: Sendable {
     /// A target without a vendor token goes to the own device channel (SPEC §12.2): the message is stored with
     /// the batch's record and counted when the device acknowledges it.
     static func viaChannel(_ platform: PushPlatform, plan: BatchPlan) -> Delivered {
-        guard let content = plan.data.content(for: platform) else { return .failed(reason: "NoContentForPlatform") }
+        guard var content = plan.data.content(for: platform) else { return .failed(reason: "NoContentForPlatform") }
+        // Every payload names its push (SPEC §4.4), so that an open of a channel push is attributed too.
+        content["_nid"] = .string(plan.pushId)
         return Delivered(
             outcome: .queued(
                 QueuedMessage(platform: platform.rawValue, data: .object(content), expireAt: plan.channelExpireAt)))

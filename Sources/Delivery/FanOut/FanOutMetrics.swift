@@ -9,9 +9,9 @@ enum FanOutMetrics {
     /// Counts a recorded batch's outcomes by provider, outcome and reason, so that the counters add up to
     /// the push records' successes and errors: only what was recorded counts, once (a batch recorded by
     /// another worker first returns nil and counts nothing), and targets handed back count when sent.
-    static func count(_ claim: BatchClaim, outcomes: [TargetOutcome], recorded: BatchDelivered) {
+    static func count(_ targets: [PushTarget], outcomes: [TargetOutcome], recorded: BatchDelivered) {
         var tally: [Key: Int64] = [:]
-        for (target, outcome) in zip(claim.targets, outcomes) {
+        for (target, outcome) in zip(targets, outcomes) {
             let provider = PushPlatform(rawValue: target.deviceType)?.providerName ?? "fcm"
             switch outcome {
             case .delivered:

@@ -127,55 +127,59 @@ public struct FanOutService: Service {
         // Thrown (the database is unreachable): nothing was sent; the lease lapses and the batch is sent later.
         let app = try await apps.find(claim.appId)
         let gate = DispatchGate()
-        let result: BatchSender.Result = await keepingLease(of: claim, gate: gate) {
+        let channelCap = app?.intSetting("channel.max_pending") ?? ChannelLedger.defaultCap
+        let record: BatchSender.Recorder = { part, pushFailure in
+            try await recordKeepingOutcomes(claim, part, pushFailure: pushFailure, channelCap: channelCap)
+        }
+        let summary = try await keepingLease(of: claim, gate: gate) {
             if claim.attempts > policy.maxAttempts {
                 // Leased this often without its outcomes ever being recorded: give it up rather than loop.
                 let reason = "batch \(claim.batchNo) could not be recorded after \(claim.attempts - 1) attempts"
-                return BatchSender.Result(outcomes: claim.targets.map { _ in .notSent }, pushFailure: reason)
+                return try await sender.endWithoutSending(claim, pushFailure: reason, record: record)
             }
             guard let app else {
-                return BatchSender.Result(
-                    outcomes: claim.targets.map { _ in .notSent },
-                    pushFailure: "the app \(claim.appId) no longer exists")
+                return try await sender.endWithoutSending(
+                    claim, pushFailure: "the app \(claim.appId) no longer exists", record: record)
             }
             if case .success(let request) = claim.request, let rate = request.flowControl {
                 await waitForFlowBudget(claim, rate: rate)
             }
-            return await sender.send(claim, app: app, gate: gate, now: clock.now())
+            return try await sender.send(claim, app: app, gate: gate, now: clock.now(), record: record)
         }
-        if let failure = result.pushFailure {
+        if let failure = summary.pushFailure {
             logger.error(
                 "push \(claim.pushId) of app \(claim.appId) failed: \(failure)",
                 metadata: ["push_id": .string(claim.pushId)])
         }
-        try await recordKeepingOutcomes(
-            claim, result, channelCap: app?.intSetting("channel.max_pending") ?? ChannelLedger.defaultCap)
+        logOutcome(of: claim, summary)
         return true
     }
 
-    /// Records a batch's outcomes, waiting out a database outage: what the providers answered is never
-    /// thrown away to be re-sent (issue 13). Gives up only on an error that is not an outage, repeated.
+    /// Records outcomes of a batch's targets, waiting out a database outage: what the providers answered is
+    /// never thrown away to be re-sent (issue 13). Gives up only on an error that is not an outage, repeated.
     func recordKeepingOutcomes(
-        _ claim: BatchClaim, _ result: BatchSender.Result, channelCap: Int64 = ChannelLedger.defaultCap
-    ) async throws {
+        _ claim: BatchClaim, _ part: [(index: Int, outcome: TargetOutcome)], pushFailure: String?,
+        channelCap: Int64 = ChannelLedger.defaultCap
+    ) async throws -> PushBatches.RecordedPart? {
         var wait = Duration.milliseconds(100)
         var failures = 0
         let shutdownDeadline = ContinuousClock.now + .seconds(8)
         while true {
             do {
-                let recorded = try await batches.record(
-                    claim, outcomes: result.outcomes, pushFailure: result.pushFailure, now: clock.now(),
-                    channelCap: channelCap)
+                let recorded = try await batches.recordPart(
+                    claim, part, pushFailure: pushFailure, now: clock.now(), channelCap: channelCap)
                 if let recorded {
-                    FanOutMetrics.count(claim, outcomes: result.outcomes, recorded: recorded)
-                    logOutcome(of: claim, recorded, retries: result.retries)
+                    let byIndex = Dictionary(part.map { ($0.index, $0.outcome) }, uniquingKeysWith: { a, _ in a })
+                    FanOutMetrics.count(
+                        recorded.indices.map { claim.targets[$0] }, outcomes: recorded.indices.map { byIndex[$0]! },
+                        recorded: recorded.delivered)
                 }
                 if failures > 0 || wait > .milliseconds(100) {
                     logger.notice(
                         "recorded batch \(claim.batchNo) of push \(claim.pushId) after retrying",
                         metadata: ["push_id": .string(claim.pushId)])
                 }
-                return
+                return recorded
             } catch {
                 let outage = FanOutError.kind(of: error) == .databaseUnavailable
                 if !outage { failures += 1 }
@@ -198,7 +202,8 @@ public struct FanOutService: Service {
 
     /// One line per batch that had provider errors or retries (a clean batch logs at debug), with the push id
     /// and the error counts by reason: enough to tell bad tokens from provider trouble without a line per device.
-    func logOutcome(of claim: BatchClaim, _ recorded: BatchDelivered, retries: Int) {
+    func logOutcome(of claim: BatchClaim, _ summary: BatchSender.Summary) {
+        let (recorded, retries) = (summary, summary.retries)
         let level: Logger.Level = recorded.errors > 0 || retries > 0 ? .notice : .debug
         let reasons = recorded.reasons.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         let detail = reasons.isEmpty ? "" : " (\(reasons.joined(separator: ", ")))"
@@ -232,8 +237,10 @@ public struct FanOutService: Service {
     /// Runs `work` while renewing the claim's lease every third of its length (only a dead process's batch
     /// waits out its lease and is re-sent by another, never a live one that is merely slow), and watching the
     /// push's job: once it is cancelled or has failed, the gate closes and nothing new is dispatched.
-    func keepingLease<T: Sendable>(of claim: BatchClaim, gate: DispatchGate, _ work: () async -> T) async -> T {
-        await withTaskGroup(of: Void.self) { group in
+    func keepingLease<T: Sendable>(
+        of claim: BatchClaim, gate: DispatchGate, _ work: () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 while (try? await Task.sleep(for: self.batchLease / 3)) != nil {
                     do {
@@ -262,9 +269,8 @@ public struct FanOutService: Service {
                     gate.stop(.jobEnded(state))
                 }
             }
-            let value = await work()
-            group.cancelAll()
-            return value
+            defer { group.cancelAll() }
+            return try await work()
         }
     }
 }

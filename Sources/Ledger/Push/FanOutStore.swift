@@ -312,7 +312,7 @@ enum FanOutStore {
                          push_jobs j
                     WHERE b.app_id = c.app_id AND b.push_id = c.push_id AND b.batch_no = c.batch_no
                       AND j.app_id = b.app_id AND j.push_id = b.push_id
-                    RETURNING b.app_id, b.push_id, b.batch_no, b.targets, b.attempts, j.request
+                    RETURNING b.app_id, b.push_id, b.batch_no, b.targets, b.attempts, j.request, b.recorded::text
                     """)
             ).first
         else { return nil }
@@ -321,7 +321,8 @@ enum FanOutStore {
         let request = Result { () throws(LeanError) -> PushRequest in try PushRequest.stored(stored) }
         return BatchClaim(
             appId: try row.string("app_id"), pushId: try row.string("push_id"), batchNo: try row.int("batch_no"),
-            owner: owner, targets: targets, request: request, attempts: try row.int("attempts"))
+            owner: owner, targets: targets, request: request, attempts: try row.int("attempts"),
+            recorded: RecordedTargets(bits: row["recorded"], count: targets.count))
     }
 
     /// Extends a lease its owner still holds; false when the batch was recorded or cancelled meanwhile, or
@@ -338,18 +339,30 @@ enum FanOutStore {
         ).isEmpty
     }
 
-    /// Marks a pending batch recorded; false when it was already recorded or cancelled (only the first
-    /// outcome of a batch counts).
-    static func markRecorded(_ claim: BatchClaim, on db: some PGQuerying) async throws -> Bool {
-        try await !db.query(
+    /// Which targets of a pending batch are recorded, its row locked until the transaction ends; nil when the
+    /// batch is no longer pending (recorded in full or cancelled).
+    static func lockRecorded(_ claim: BatchClaim, on db: some PGQuerying) async throws -> RecordedTargets? {
+        try await db.query(
             .reusingPlan(
                 """
-                UPDATE push_batches SET state = \(batchTransition(.recorded))
+                SELECT recorded::text FROM push_batches
                 WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
                   AND state = \(BatchState.pending)
-                RETURNING batch_no
+                FOR UPDATE
                 """)
-        ).isEmpty
+        ).first.map { RecordedTargets(bits: $0["recorded"], count: claim.targets.count) }
+    }
+
+    /// Stores which targets are recorded now (under the lock `lockRecorded` took); the batch is done once
+    /// every target is.
+    static func markRecorded(_ claim: BatchClaim, _ recorded: RecordedTargets, on db: PGConnection) async throws {
+        let state = BatchState.pending.after(.recorded(completesBatch: recorded.isComplete)) ?? .pending
+        try await db.enqueue(
+            .reusingPlan(
+                """
+                UPDATE push_batches SET recorded = \(recorded.bits)::varbit, state = \(state)
+                WHERE app_id = \(claim.appId) AND push_id = \(claim.pushId) AND batch_no = \(claim.batchNo)
+                """))
     }
 
     // MARK: Backlog

@@ -14,6 +14,22 @@ public struct BatchClaim: Sendable {
     public let request: Result<PushRequest, LeanError>
     /// How many times this batch has been leased, this lease included.
     public let attempts: Int
+    /// The targets whose outcomes earlier leases recorded: not to be sent again.
+    public let recorded: RecordedTargets
+
+    public init(
+        appId: String, pushId: String, batchNo: Int, owner: String, targets: [PushTarget],
+        request: Result<PushRequest, LeanError>, attempts: Int, recorded: RecordedTargets? = nil
+    ) {
+        self.appId = appId
+        self.pushId = pushId
+        self.batchNo = batchNo
+        self.owner = owner
+        self.targets = targets
+        self.request = request
+        self.attempts = attempts
+        self.recorded = recorded ?? RecordedTargets(none: targets.count)
+    }
 }
 
 /// Fan-out work waiting, as `/metrics` shows it.
@@ -81,49 +97,81 @@ public struct PushBatches: Sendable {
         try await FanOutStore.renew(claim, until: (now ?? store.clock.now()).adding(lease), on: store.pool)
     }
 
-    /// Records a batch's outcomes: one `PushBatchDelivered`, an `InstallationInvalidated` per dead token,
-    /// and `PushCompleted` when it was the last batch. Targets that were not sent go back to the queue as a
-    /// new batch while the push is live (a sender shutting down hands them back), and count as errors with
-    /// the reason `Cancelled`/`PushFailed` when it is not. `pushFailure` ends the whole push: `PushFailed`
-    /// with that reason, and its batches no sender holds are cancelled. Returns what was recorded, or nil when
-    /// the batch was already recorded or cancelled (another worker finished it after this one's lease expired).
+    /// Records the outcomes of every target of a batch at once.
     @discardableResult
-    /// Channel messages go in with the record (durable before any socket sees them); a device then holding
-    /// more than `channelCap` loses its oldest ones.
     public func record(
         _ claim: BatchClaim, outcomes: [TargetOutcome], pushFailure: String? = nil, now: Date? = nil,
         channelCap: Int64 = ChannelLedger.defaultCap
     )
         async throws -> BatchDelivered?
     {
-        let now = now ?? store.clock.now()
         precondition(outcomes.count == claim.targets.count)
+        return try await recordPart(
+            claim, zip(claim.targets.indices, outcomes).map { ($0, $1) }, pushFailure: pushFailure, now: now,
+            channelCap: channelCap)?.delivered
+    }
+
+    /// What a part's record came to: its event's data, and which of the part's targets it covers (those no
+    /// earlier record of the batch had).
+    public struct RecordedPart: Sendable {
+        public let delivered: BatchDelivered
+        public let indices: [Int]
+    }
+
+    /// Records the outcomes of some of a batch's targets (`part`: target index and outcome): one
+    /// `PushBatchDelivered` for them, an `InstallationInvalidated` per dead token, and, once every target of
+    /// the batch is recorded, `PushCompleted` when it was the push's last batch. Only the first recording of
+    /// each target counts: targets recorded already (by a sender whose lease lapsed, say) are left out, and
+    /// nil is answered when none is left or the batch is no longer pending. Targets that were not sent go back
+    /// to the queue as a new batch while the push is live (a sender shutting down hands them back), and count
+    /// as errors with the reason `Cancelled`/`PushFailed` when it is not. `pushFailure` ends the whole push:
+    /// `PushFailed` with that reason, and its batches no sender holds are cancelled. Channel messages go in
+    /// with the record (durable before any socket sees them); a device then holding more than `channelCap`
+    /// loses its oldest ones.
+    @discardableResult
+    public func recordPart(
+        _ claim: BatchClaim, _ part: [(index: Int, outcome: TargetOutcome)], pushFailure: String? = nil,
+        now: Date? = nil, channelCap: Int64 = ChannelLedger.defaultCap
+    )
+        async throws -> RecordedPart?
+    {
+        let now = now ?? store.clock.now()
         let stream = PushEvent.stream(claim.pushId)
-        let invalid = zip(claim.targets, outcomes).compactMap { t, o -> (PushTarget, String, Date)? in
-            if case .invalidToken(let reason, let since) = o { return (t, reason, since) }
-            return nil
+        let invalidStreams = part.compactMap { index, outcome -> String? in
+            guard case .invalidToken = outcome else { return nil }
+            let target = claim.targets[index]
+            return target.objectId.isEmpty ? "token:\(target.token)" : InstallationEvent.stream(target.objectId)
         }
-        let invalidStreams = invalid.map { t, _, _ in
-            t.objectId.isEmpty ? "token:\(t.token)" : InstallationEvent.stream(t.objectId)
-        }
-        let recorded: (BatchDelivered, [String])? = try await store.write(
+        let recorded: (BatchDelivered, [String], [Int])? = try await store.write(
             appId: claim.appId, metadata: .system("delivery"), lockKeys: [stream] + invalidStreams
         ) { tx in
             let conn = tx.connection
-            guard try await FanOutStore.markRecorded(claim, on: conn) else { return nil }
+            guard var recordedTargets = try await FanOutStore.lockRecorded(claim, on: conn) else { return nil }
+            let fresh = part.filter { !recordedTargets.contains($0.index) }
+            guard !fresh.isEmpty else { return nil }
+            for (index, _) in fresh { recordedTargets.insert(index) }
+            try await FanOutStore.markRecorded(claim, recordedTargets, on: conn)
+            let targets = fresh.map { claim.targets[$0.index] }
+            let invalid = zip(targets, fresh).compactMap { t, f -> (PushTarget, String, Date)? in
+                if case .invalidToken(let reason, let since) = f.outcome { return (t, reason, since) }
+                return nil
+            }
+            let invalidStreams = invalid.map { t, _, _ in
+                t.objectId.isEmpty ? "token:\(t.token)" : InstallationEvent.stream(t.objectId)
+            }
             let jobState = try await FanOutStore.state(appId: claim.appId, pushId: claim.pushId, on: conn) ?? .done
             let live = !jobState.isTerminal && pushFailure == nil
             let at = LeanDate.format(now)
-            var outcomes = outcomes
+            var outcomes = fresh.map(\.outcome)
             var queued: [(objectId: String, message: QueuedMessage)] = []
-            for (target, outcome) in zip(claim.targets, outcomes) {
+            for (target, outcome) in zip(targets, outcomes) {
                 if case .queued(let message) = outcome, live { queued.append((target.objectId, message)) }
             }
             if !queued.isEmpty {
                 let unreachable = try await ChannelStore.enqueue(
                     appId: claim.appId, pushId: claim.pushId, batchNo: claim.batchNo, messages: queued, now: now,
                     on: conn)
-                for (i, target) in claim.targets.enumerated() where unreachable.contains(target.objectId) {
+                for (i, target) in targets.enumerated() where unreachable.contains(target.objectId) {
                     outcomes[i] = .failed(reason: "NoDeliveryChannel")
                 }
                 queued.removeAll { unreachable.contains($0.objectId) }
@@ -132,7 +180,7 @@ public struct PushBatches: Sendable {
             var reasons: [String: Int64] = [:]
             var failures: [String: String] = [:]
             var handedBack: [PushTarget] = []
-            for (target, outcome) in zip(claim.targets, outcomes) {
+            for (target, outcome) in zip(targets, outcomes) {
                 let failure: String
                 switch outcome {
                 case .delivered:
@@ -178,7 +226,7 @@ public struct PushBatches: Sendable {
                     appId: claim.appId, pushId: claim.pushId, from: jobState, by: .failed, reason: pushFailure,
                     now: now,
                     on: conn)
-            } else if !jobState.isTerminal {
+            } else if !jobState.isTerminal, recordedTargets.isComplete {
                 let pending =
                     try await FanOutStore.pendingBatches(appId: claim.appId, pushId: claim.pushId, on: conn) > 0
                 let next = try await FanOutStore.advance(
@@ -190,27 +238,27 @@ public struct PushBatches: Sendable {
                 }
             }
             try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream), events)
-            try await rememberDeliveries(claim, outcomes: outcomes, at: at, on: conn)
+            try await rememberDeliveries(claim, targets: targets, outcomes: outcomes, at: at, on: conn)
             for ((target, reason, since), key) in zip(invalid, invalidStreams) {
                 try await invalidate(target, reason: reason, since: since, stream: key, tx: tx)
             }
-            return (delivered, queued.map(\.objectId))
+            return (delivered, queued.map(\.objectId), fresh.map(\.index))
         }
-        guard let (delivered, queuedTo) = recorded else { return nil }
+        guard let (delivered, queuedTo, indices) = recorded else { return nil }
         if !queuedTo.isEmpty {
             try await ChannelLedger(store: store).trim(appId: claim.appId, objectIds: queuedTo, cap: channelCap)
         }
-        return delivered
+        return RecordedPart(delivered: delivered, indices: indices)
     }
 
     /// Remembers this push as the last one delivered to each reached installation, so an open without `_nid`
     /// can be attributed to it (SPEC §6).
     private func rememberDeliveries(
-        _ claim: BatchClaim, outcomes: [TargetOutcome], at: String, on conn: PGConnection
+        _ claim: BatchClaim, targets: [PushTarget], outcomes: [TargetOutcome], at: String, on conn: PGConnection
     )
         async throws
     {
-        let reached = zip(claim.targets, outcomes).compactMap { t, o in
+        let reached = zip(targets, outcomes).compactMap { t, o in
             o == .delivered && !t.objectId.isEmpty ? t.objectId : nil
         }
         try await LastDeliveries.remember(

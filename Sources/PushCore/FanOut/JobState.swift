@@ -78,20 +78,20 @@ public enum JobEvent: Sendable, Equatable {
 public enum BatchState: String, Sendable, CaseIterable {
     /// Waiting for a sender, or leased to one (`claimed_until` in the future).
     case pending
-    /// Its outcomes are recorded (exactly once).
+    /// Every target's outcome is recorded (each exactly once).
     case done
     /// Cancelled before a sender took it; nothing of it was sent.
     case cancelled
 
-    /// The state after `event`, or nil when it does not apply (a second recording of the same batch, a
-    /// lease of a batch already recorded): only the first recording of a batch counts.
+    /// The state after `event`, or nil when it does not apply (a recording of a batch already done, a lease
+    /// of a batch already recorded): only the first recording of each target counts.
     public func after(_ event: BatchEvent) -> BatchState? {
         guard self == .pending else { return nil }
         switch event {
         case .leased(let leaseLapsed, let jobSendable):
             // Free, or its sender's lease ran out (a dead sender); never for a push that ended.
             return leaseLapsed && jobSendable ? .pending : nil
-        case .recorded: return .done
+        case .recorded(let completesBatch): return completesBatch ? .done : .pending
         case .jobEnded(let leaseLapsed): return leaseLapsed ? .cancelled : .pending
         }
     }
@@ -102,8 +102,8 @@ public enum BatchEvent: Sendable, Equatable {
     /// A sender asks to lease it; `leaseLapsed` when no live lease holds it, `jobSendable` while its push is
     /// targeting or sending.
     case leased(leaseLapsed: Bool, jobSendable: Bool)
-    /// Its outcomes were recorded.
-    case recorded
+    /// Outcomes of some of its targets were recorded; `completesBatch` when every target's now is.
+    case recorded(completesBatch: Bool)
     /// Its push was cancelled or failed: a batch no sender holds is cancelled; a leased one stays with its
     /// sender, which stops dispatching and records what was in flight.
     case jobEnded(leaseLapsed: Bool)
