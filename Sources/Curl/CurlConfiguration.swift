@@ -27,6 +27,9 @@ public struct CurlConfiguration: Sendable {
     public var driverThreads: Int
     /// How long each driver lets answers gather before a round while many transfers are in flight.
     public var roundPause: CurlRoundPause
+    /// The URL schemes transfers may use (libcurl's `CURLOPT_PROTOCOLS_STR`). Providers are reached over TLS
+    /// only; the reference device client also speaks to a plain-HTTP `serve`. Redirects are never followed.
+    public var protocols: String = "https"
 
     /// One per core: two on the benchmark machine, where 300,000-device fan-outs took 15.8–18.1 s with two
     /// and 18.5–19.9 s with one (docs/decisions.md). A provider's connections are shared out among them, at

@@ -56,9 +56,9 @@ final class CurlTransfer {
         set(pl_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, curlTransferWriteHeader))
         set(pl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me))
         set(pl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
-        // Providers are reached over TLS only, and a request never follows a redirect: a URL a client supplied
-        // (a WNS channel URI) must not lead anywhere but where it was checked to lead (SPEC §12.7).
-        set(pl_easy_setopt_str(easy, CURLOPT_PROTOCOLS_STR, "https"))
+        // A request never follows a redirect, nor uses another scheme than allowed: a URL a client supplied (a
+        // WNS channel URI) must not lead anywhere but where it was checked to lead (SPEC §12.7).
+        set(pl_easy_setopt_str(easy, CURLOPT_PROTOCOLS_STR, configuration.protocols))
         set(pl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
         set(pl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS))
         // Wait for an HTTP/2 connection that is still being set up rather than opening another one.

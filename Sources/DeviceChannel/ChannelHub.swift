@@ -1,5 +1,4 @@
 import Foundation
-import HummingbirdWebSocket
 import Ledger
 import Logging
 import PushCore
@@ -19,7 +18,8 @@ public final class ChannelHub: Sendable {
     struct Ack: Sendable {
         let appId: String
         let installationId: String
-        let id: Int64
+        /// The message's number in the device's sequence.
+        let seq: Int64
     }
 
     struct PresenceCommand: Sendable {
@@ -35,7 +35,7 @@ public final class ChannelHub: Sendable {
             // Exactly once even when a flush is repeated: the rows are deleted by the transaction that counts them.
             do {
                 try await ledger.acknowledge(
-                    appId: batch[0].appId, acks: batch.map { (installationId: $0.installationId, id: $0.id) })
+                    appId: batch[0].appId, acks: batch.map { (installationId: $0.installationId, seq: $0.seq) })
                 ChannelMetrics.acked.increment(by: batch.count)
                 return batch.map { _ in .success(()) }
             } catch {
@@ -58,73 +58,83 @@ public final class ChannelHub: Sendable {
     /// How many devices are connected to this process.
     public var connectionCount: Int { sessions.withLock { $0.count } }
 
-    /// Serves one upgraded connection until it closes: presence, the waiting messages, then acks.
-    func serve(
-        app: App, installationId: String, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
-    ) async {
+    /// A device connected (called in its connection's event loop): its session takes over from any earlier
+    /// connection of the device, which is closed, and then, in a task of its own, records the connection and
+    /// writes the welcome and the waiting messages.
+    func open(app: App, installationId: String, socket: DeviceSocket) -> DeviceSession {
         let key = DeviceKey(appId: app.appId, installationId: installationId)
         let session = DeviceSession(
-            key: key, outbound: outbound, ledger: ledger, window: configuration.window, logger: logger)
+            key: key, socket: socket, ledger: ledger, window: configuration.window, logger: logger)
         let replaced = sessions.withLock { $0.updateValue(session, forKey: key) }
-        // One connection per device: a reconnect takes over from a connection not yet noticed dead.
-        await replaced?.close()
         ChannelMetrics.connections.increment()
-        await recordPresence(
-            app.appId,
-            PresenceChange(
-                installationId: installationId, session: session.id, connected: true, at: ledger.now()))
-        await session.send([
-            "type": "welcome", "installationId": .string(installationId),
-            "pingInterval": .int(Int64(configuration.pingInterval.components.seconds)),
-        ])
-        if let dropped = try? await ledger.takeDrops(appId: app.appId, installationId: installationId), dropped > 0 {
-            await session.send(["type": "dropped", "count": .int(dropped)])
-        }
-        await session.refill()
-        var reason = "closed"
-        do {
-            for try await message in inbound.messages(maxSize: 64 * 1024) {
-                guard case .text(let text) = message else { continue }
-                await handle(text, from: session)
+        let pingSeconds = Int64(configuration.pingInterval.components.seconds)
+        Task {
+            // One connection per device: a reconnect takes over from a connection not yet noticed dead, which is
+            // closed now rather than left to answer pings until its client goes.
+            if let replaced { await replaced.replaced() }
+            await recordPresence(
+                app.appId,
+                PresenceChange(
+                    installationId: installationId, session: session.id, connected: true, at: ledger.now()))
+            var greeting: [JSON] = [
+                ["type": "welcome", "installationId": .string(installationId), "pingInterval": .int(pingSeconds)]
+            ]
+            if let dropped = try? await ledger.takeDrops(appId: app.appId, installationId: installationId),
+                dropped > 0
+            {
+                greeting.append(["type": "dropped", "count": .int(dropped)])
             }
-        } catch {
-            reason = "error"
+            await session.start(greeting: greeting)
         }
-        await session.close()
-        let stillCurrent = sessions.withLock { sessions in
-            guard sessions[key] === session else { return false }
-            sessions[key] = nil
-            return true
+        return session
+    }
+
+    /// A device's connection closed (in its event loop). Recorded after its opening, so presence events come
+    /// in the order they happened.
+    func closed(_ session: DeviceSession, reason: String) {
+        let key = session.key
+        Task {
+            await session.close()
+            let stillCurrent = sessions.withLock { sessions in
+                guard sessions[key] === session else { return false }
+                sessions[key] = nil
+                return true
+            }
+            ChannelMetrics.connections.decrement()
+            await recordPresence(
+                key.appId,
+                PresenceChange(
+                    installationId: key.installationId, session: session.id, connected: false, at: ledger.now(),
+                    reason: stillCurrent ? reason : "replaced"))
         }
-        ChannelMetrics.connections.decrement()
-        await recordPresence(
-            app.appId,
-            PresenceChange(
-                installationId: installationId, session: session.id, connected: false, at: ledger.now(),
-                reason: stillCurrent ? reason : "replaced"))
+    }
+
+    /// A text frame from a device (in its event loop).
+    func received(_ text: String, from session: DeviceSession) {
+        Task { await handle(text, from: session) }
     }
 
     /// A device's frame: `{"type":"ack","id":"…"}` or `{"type":"ack","ids":[…]}`; anything else is ignored
     /// (future message types must not break older servers).
     func handle(_ text: String, from session: DeviceSession) async {
         guard let frame = try? JSON.parse(text), frame["type"]?.stringValue == "ack" else { return }
-        var ids: [Int64] = []
+        var seqs: [Int64] = []
         for value in [frame["id"]].compactMap({ $0 }) + (frame["ids"]?.arrayValue ?? []) {
-            if let id = value.stringValue.flatMap(Int64.init) ?? value.intValue { ids.append(id) }
+            if let seq = value.stringValue.flatMap(Int64.init) ?? value.intValue { seqs.append(seq) }
         }
-        let mine = await session.acknowledge(ids)
+        let mine = await session.acknowledge(seqs)
         guard !mine.isEmpty else { return }
         let key = session.key
         Task {
             await withTaskGroup(of: Void.self) { group in
-                for id in mine {
+                for seq in mine {
                     group.addTask {
                         do {
                             try await self.acks.submit(
-                                Ack(appId: key.appId, installationId: key.installationId, id: id))
+                                Ack(appId: key.appId, installationId: key.installationId, seq: seq))
                         } catch {
                             // Not recorded: the message stays stored and is sent again on the next refill.
-                            self.logger.warning("cannot record channel ack \(id): \(error)")
+                            self.logger.warning("cannot record channel ack \(seq): \(error)")
                         }
                     }
                 }

@@ -2,9 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import Ledger
 import Logging
+import NIOCore
 import PushCore
 import ServiceLifecycle
 
@@ -26,41 +26,25 @@ public struct DeviceChannel: Sendable {
         hub = ChannelHub(ledger: ledger, configuration: configuration, logger: logger)
     }
 
-    public typealias Handler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
-
-    /// The WebSocket upgrade decision for any request. Every upgrade request for `/channel` is upgraded, and a
-    /// refused one is then told why in an `error` frame and a close code 4000 + the HTTP status (4401 for
-    /// wrong credentials): a browser's WebSocket cannot read the status of a failed handshake, and
-    /// hummingbird answers every declined upgrade with a bare 400. A plain `GET /channel` goes on to the
-    /// router, which answers the same refusal as a LeanCloud error.
-    @Sendable public func shouldUpgrade(_ request: HTTPRequest) async -> ShouldUpgradeResult<Handler> {
-        guard Self.isChannelPath(request.path) else { return .dontUpgrade }
-        switch await check(request) {
-        case .accepted(let app, let installationId):
-            return .upgrade([:]) { inbound, outbound, _ in
-                await hub.serve(app: app, installationId: installationId, inbound: inbound, outbound: outbound)
-            }
-        case .refused(let error):
-            return refusal(error)
-        }
+    /// The decision for a WebSocket upgrade request: nil when it is not for `/channel` (the router answers
+    /// it). Every upgrade request for `/channel` is upgraded, and a refused one is then told why in an `error`
+    /// frame and a close code 4000 + the HTTP status (4401 for wrong credentials): a browser's WebSocket
+    /// cannot read the status of a failed handshake. A plain `GET /channel` goes on to the router, which
+    /// answers the same refusal as a LeanCloud error.
+    public func admission(target: String, authorization: String?) async -> Admission? {
+        guard Self.isChannelPath(target) else { return nil }
+        return await check(target: target, authorization: authorization)
     }
 
-    /// An upgrade that tells the client why it is refused, in an `error` frame and a close code 4000 + the
-    /// HTTP status, then closes.
-    public func refusal(_ error: LeanError) -> ShouldUpgradeResult<Handler> {
-        .upgrade([:]) { _, outbound, _ in
-            // A pause before the answer slows down token guessing, and keeps the frame out of the read that
-            // carries the handshake's answer: swift-websocket's client (the reference client's) hung on
-            // about one connection in eight when both arrived together.
-            try? await Task.sleep(for: .milliseconds(100))
-            let frame: JSON = [
-                "type": "error", "code": .int(Int64(error.code)), "error": .string(error.message),
-                "status": .int(Int64(error.httpStatus)),
-            ]
-            try? await outbound.writeTextMessage(frame.encoded())
-            // A close reason may hold 123 bytes at most; the messages are ASCII.
-            let reason = String(decoding: error.message.utf8.prefix(120), as: UTF8.self)
-            try? await outbound.close(.unknown(UInt16(4000 + error.httpStatus)), reason: reason)
+    /// The handler that serves an upgraded connection: the device's, or the refusal's.
+    public func handler(for admission: Admission) -> any ChannelHandler {
+        switch admission {
+        case .accepted(let app, let installationId):
+            DeviceFrameHandler(
+                role: .device(hub: hub, app: app, installationId: installationId),
+                pingInterval: hub.configuration.pingInterval)
+        case .refused(let error):
+            DeviceFrameHandler(role: .refused(error), pingInterval: hub.configuration.pingInterval)
         }
     }
 
@@ -77,9 +61,11 @@ public struct DeviceChannel: Sendable {
     /// Checks the credentials in the query (`appId`, `installationId`, `token`; the token may come as
     /// `Authorization: Bearer` instead, to keep it out of access logs).
     public func check(_ request: HTTPRequest) async -> Admission {
-        guard let target = request.path, Self.isChannelPath(target) else {
-            return .refused(.notFound("Not a channel path."))
-        }
+        await check(target: request.path ?? "", authorization: request.headerFields[.authorization])
+    }
+
+    func check(target: String, authorization: String?) async -> Admission {
+        guard Self.isChannelPath(target) else { return .refused(.notFound("Not a channel path.")) }
         // Hummingbird's own query parsing, as for every REST route.
         let query = URI(target).queryParameters
         guard let appId = query["appId"].map(String.init), !appId.isEmpty,
@@ -87,7 +73,7 @@ public struct DeviceChannel: Sendable {
         else {
             return .refused(.missingField("appId and installationId are required to connect."))
         }
-        let bearer = request.headerFields[.authorization].flatMap { value in
+        let bearer = authorization.flatMap { value in
             value.hasPrefix("Bearer ") ? String(value.dropFirst(7)) : nil
         }
         guard let token = query["token"].map(String.init) ?? bearer else {

@@ -1,5 +1,4 @@
 import Foundation
-import HummingbirdWebSocket
 import Ledger
 import Logging
 import PushCore
@@ -14,41 +13,65 @@ struct DeviceKey: Hashable, Sendable {
 /// PostgreSQL), at most `window` unacknowledged at once; the rest are read again from the database as acks
 /// free the window, so nothing is held in memory that the database does not also hold. Delivery is
 /// at-least-once: a message may be written twice (a reconnect, a batch announced while the device's backlog
-/// is read), and devices drop duplicates by id.
+/// is read), and devices drop duplicates by id, which is the message's number in the device's own sequence.
 actor DeviceSession {
+    /// The close code a connection gets when a newer connection of the same device replaces it.
+    static let replacedCloseCode: UInt16 = 4409
+
     let key: DeviceKey
     /// Names this connection in presence events, so a late disconnect never ends a newer session.
     let id: String
-    private let outbound: WebSocketOutboundWriter
+    private let socket: DeviceSocket
     private let ledger: ChannelLedger
     private let window: Int
     private let logger: Logger
-    /// Written, not yet acknowledged.
+    /// Written, not yet acknowledged (sequence numbers).
     private var inFlight: Set<Int64> = []
     /// Acknowledged by the device, not yet recorded: never written again meanwhile.
     private var acknowledged: Set<Int64> = []
     /// More messages may wait in the database than the window let through.
     private var backlog = false
+    /// `welcome` is written: until then no message is, so that it is every connection's first frame.
+    private var greeted = false
     private var closed = false
+    /// `start` has finished; `close` waits for it, so a disconnect is never recorded before its connect.
+    private var started = false
+    private var startWaiters: [CheckedContinuation<Void, Never>] = []
 
-    init(key: DeviceKey, outbound: WebSocketOutboundWriter, ledger: ChannelLedger, window: Int, logger: Logger) {
+    init(key: DeviceKey, socket: DeviceSocket, ledger: ChannelLedger, window: Int, logger: Logger) {
         self.key = key
         self.id = RandomID.make(length: 16)
-        self.outbound = outbound
+        self.socket = socket
         self.ledger = ledger
         self.window = window
         self.logger = logger
     }
 
+    /// Writes `frames` (the welcome, then what the device must hear before any message), then the messages
+    /// waiting for it. Messages handed to the session before this are not lost: they are stored, and the
+    /// refill reads them.
+    func start(greeting frames: [JSON]) async {
+        for frame in frames { await write(frame) }
+        greeted = true
+        await refill()
+        started = true
+        for waiter in startWaiters { waiter.resume() }
+        startWaiters = []
+    }
+
     /// Writes what fits in the window of `messages` (all for this device), skipping those already written.
     func deliver(_ messages: [ChannelMessage]) async {
-        for message in messages where !inFlight.contains(message.id) && !acknowledged.contains(message.id) {
+        guard greeted else {
+            backlog = true
+            return
+        }
+        for message in messages where !inFlight.contains(message.seq) && !acknowledged.contains(message.seq) {
             guard !closed else { return }
             guard inFlight.count < window else {
                 backlog = true
                 return
             }
-            inFlight.insert(message.id)
+            inFlight.insert(message.seq)
             await write(message.json)
             ChannelMetrics.sent.increment()
         }
@@ -58,7 +81,7 @@ actor DeviceSession {
     /// the window, after the fan-in's listener reconnected).
     func refill() async {
         let room = window - inFlight.count
-        guard room > 0, !closed else { return }
+        guard room > 0, greeted, !closed else { return }
         backlog = false
         do {
             let waiting = try await ledger.pending(
@@ -73,31 +96,43 @@ actor DeviceSession {
         }
     }
 
-    /// The device acknowledged `ids`: they leave the window (recorded by the caller); returns the ids that
+    /// The device acknowledged `seqs`: they leave the window (recorded by the caller); returns the ones that
     /// were this session's to acknowledge.
-    func acknowledge(_ ids: [Int64]) -> [Int64] {
-        let mine = ids.filter { inFlight.contains($0) }
-        for id in mine {
-            inFlight.remove(id)
-            acknowledged.insert(id)
+    func acknowledge(_ seqs: [Int64]) -> [Int64] {
+        let mine = seqs.filter { inFlight.contains($0) }
+        for seq in mine {
+            inFlight.remove(seq)
+            acknowledged.insert(seq)
         }
         return mine
     }
 
     /// The acknowledgements are recorded: their messages are gone from the database; refills the window
     /// if the backlog waits.
-    func recorded(_ ids: [Int64]) async {
-        acknowledged.subtract(ids)
+    func recorded(_ seqs: [Int64]) async {
+        acknowledged.subtract(seqs)
         if backlog, inFlight.count <= window / 2 { await refill() }
     }
 
     func send(_ json: JSON) async { await write(json) }
 
-    func close() { closed = true }
+    /// A newer connection of the device took over: this one writes nothing more and is closed with
+    /// `replacedCloseCode`, so the client knows not to reconnect over the new one.
+    func replaced() {
+        guard !closed else { return }
+        closed = true
+        socket.close(code: Self.replacedCloseCode, reason: "replaced by a newer connection")
+    }
+
+    /// The connection is gone; returns once the session's start has finished.
+    func close() async {
+        closed = true
+        if !started { await withCheckedContinuation { startWaiters.append($0) } }
+    }
 
     private func write(_ json: JSON) async {
         do {
-            try await outbound.writeTextMessage(json.encoded())
+            try await socket.send(json.encoded())
         } catch {
             // The connection is going away; its messages stay stored for the next one.
             closed = true

@@ -60,22 +60,8 @@ public enum PushLedgerServer {
         // request goes on to the router. With TLS configured, both are served over it. Every connection is
         // held to the bounds of SPEC §12.8 (`GuardedHTTPChannel`).
         let limits = ConnectionLimits(DescriptorLimit.fit(config.connections, logger: logger), logger: logger)
-        let upgrade = HTTP1WebSocketUpgradeChannel.Configuration(
-            http1: .init(additionalChannelHandlers: [RequestPhaseObserver()]),
-            ws: .init(maxFrameSize: 64 * 1024, autoPing: .enabled(timePeriod: config.channel.pingInterval)))
         let http = HTTPServerBuilder { responder in
-            GuardedHTTPChannel(
-                inner: HTTP1WebSocketUpgradeChannel(
-                    responder: responder, configuration: upgrade,
-                    shouldUpgrade: { request, connection, _ in
-                        let decision = await channel.shouldUpgrade(request)
-                        guard case .upgrade = decision, !(await ConnectionGuard.becomeChannel(connection)) else {
-                            return decision
-                        }
-                        return channel.refusal(
-                            LeanError(1, "Too many device connections; retry with backoff.", status: 503))
-                    }),
-                limits: limits, tls: tls != nil)
+            ServeChannel(responder: responder, devices: channel, limits: limits, tls: tls != nil)
         }
         let server = try tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: $0) }
         let app = Application(

@@ -33,9 +33,11 @@ struct DeviceCommand: AsyncParsableCommand {
     @Option(help: "Exit after this many seconds.") var timeout: Double?
     @Option(help: "Open this many connections (load mode).") var connections: Int = 1
     @Option(help: "PEM CA bundle to trust for an https --url (default: the system's).") var caFile: String?
+    @Flag(help: "Save the installations and exit without connecting (a benchmark's set-up).") var saveOnly = false
 
     func validate() throws {
         if token == nil && key == nil { throw ValidationError("Give --key (to save the installation) or --token.") }
+        if saveOnly && key == nil { throw ValidationError("--save-only saves with --key.") }
         if connections < 1 { throw ValidationError("--connections must be at least 1.") }
         if connections > 1 && token != nil {
             throw ValidationError("--token names one device; drop it with --connections.")
@@ -58,6 +60,12 @@ struct DeviceCommand: AsyncParsableCommand {
             channelURL: DeviceRun.channelURL(base: url, appId: app), acknowledge: !noAck, limit: count,
             timeout: timeout.map { .milliseconds(Int64($0 * 1000)) }, load: connections > 1, caFile: caFile)
         do {
+            if saveOnly {
+                let ids = connections == 1 ? [installation] : (1...connections).map { "\(installation)-\($0)" }
+                let saved = try await registrar.registerAll(ids)
+                print(#"{"saved":\#(saved.count)}"#)
+                return
+            }
             if connections == 1 {
                 let token: String
                 if let given = self.token { token = given } else { token = try await registrar.register(installation) }

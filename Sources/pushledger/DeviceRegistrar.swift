@@ -41,6 +41,7 @@ struct DeviceRegistrar {
         var configuration = CurlConfiguration(
             tls: CurlTLSConfiguration(caFile: caFile), maxHostConnections: 8, maxTotalConnections: 8)
         configuration.driverThreads = 1
+        configuration.protocols = "http,https"
         return try CurlClient(configuration: configuration)
     }
 

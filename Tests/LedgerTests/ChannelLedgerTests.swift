@@ -44,7 +44,7 @@ struct ChannelLedgerTests {
         ["devices", "successes", "errors", "androidSuccesses", "channelPending"].map { r[$0]?.intValue ?? -1 }
     }
 
-    @Test("an ack counts once, even repeated; a device cannot ack another's message")
+    @Test("an ack counts once, even repeated; a device acks only its own sequence numbers")
     func ackExactlyOnce() async throws {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "a", appId: "chack")
@@ -59,10 +59,12 @@ struct ChannelLedgerTests {
         #expect(first.first?.json["data"] == ["alert": "hi"])
         let second = try #require(try await channel.pending(appId: app.appId, installationId: "d2", limit: 10).first)
 
-        // d1 presenting d2's message id: nothing counts.
-        #expect(try await channel.acknowledge(appId: app.appId, acks: [(installationId: "d1", id: second.id)]) == 0)
-        #expect(try await channel.acknowledge(appId: app.appId, acks: [(installationId: "d1", id: first[0].id)]) == 1)
-        #expect(try await channel.acknowledge(appId: app.appId, acks: [(installationId: "d1", id: first[0].id)]) == 0)
+        // Each device's sequence starts at 1; d1 naming a number it was never sent counts nothing.
+        #expect(first[0].seq == 1 && second.seq == 1)
+        #expect(try await channel.acknowledge(appId: app.appId, acks: [(installationId: "d1", seq: 2)]) == 0)
+        #expect(try await channel.acknowledge(appId: app.appId, acks: [(installationId: "d1", seq: 1)]) == 1)
+        #expect(try await channel.acknowledge(appId: app.appId, acks: [(installationId: "d1", seq: 1)]) == 0)
+        #expect(try await channel.pending(appId: app.appId, installationId: "d2", limit: 10).count == 1)
         #expect(counts(try await record(db, app.appId, pushId)) == [3, 1, 0, 1, 2])
         #expect(try await channel.pending(appId: app.appId, installationId: "d1", limit: 10).isEmpty)
         // The acked push is the device's last delivery: an open attributes to it.
@@ -70,6 +72,32 @@ struct ChannelLedgerTests {
             "SELECT push_id FROM last_deliveries WHERE app_id = 'chack' AND installation_id = (SELECT object_id FROM installations WHERE installation_id = 'd1')"
         )
         #expect(attributed.first?["push_id"] == pushId)
+    }
+
+    @Test("message ids are each device's own sequence: 1, 2, 3… in the order stored, whatever others receive")
+    func perDeviceSequence() async throws {
+        let db = try await TestDatabase.make()
+        let app = try await db.ledger.apps.create(name: "a", appId: "chseq")
+        let t0 = Date()
+        try await devices(db, app: app.appId, count: 3, at: t0)
+        let channel = ChannelLedger(store: db.ledger.events)
+        var pushes: [String] = []
+        for alert in ["one", "two", "three"] {
+            pushes.append(try await queuedPush(db, app, alert: alert, at: t0, expireAt: t0 + 3600))
+        }
+        for device in ["d1", "d2", "d3"] {
+            let waiting = try await channel.pending(appId: app.appId, installationId: device, limit: 10)
+            #expect(waiting.map(\.seq) == [1, 2, 3], "\(device)")
+            #expect(waiting.map(\.pushId) == pushes, "\(device)")
+            #expect(waiting.map { $0.json["id"] } == ["1", "2", "3"])
+        }
+        // Acknowledged by their numbers, and the numbers go on after them.
+        #expect(try await channel.acknowledge(appId: app.appId, acks: [("d1", 1), ("d1", 2), ("d1", 3)]) == 3)
+        let fourth = try await queuedPush(db, app, alert: "four", at: t0, expireAt: t0 + 3600)
+        #expect(try await channel.pending(appId: app.appId, installationId: "d1", limit: 10).map(\.seq) == [4])
+        #expect(
+            try await channel.pending(appId: app.appId, installationId: "d2", limit: 10).map(\.pushId)
+                == pushes + [fourth])
     }
 
     @Test("a message past its expiration is never handed out and counts as an error Expired")

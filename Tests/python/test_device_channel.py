@@ -205,7 +205,7 @@ def test_one_push_reaches_every_platform_with_its_own_payload(server, simulator,
         }})
         frame = next_message(ws)
         assert frame["pushId"] == push_id
-        assert frame["data"] == {"alert": "for android", "title": "T", "extra": {"k": 1}}, frame
+        assert frame["data"] == {"alert": "for android", "title": "T", "extra": {"k": 1}, "_nid": push_id}, frame
         ack(ws, frame)
         rec = wait_record(server, push_app, push_id, lambda r: r["status"] == "done" and r["channelPending"] == 0
                           and r["successes"] == 4)
@@ -235,7 +235,7 @@ def test_offline_device_gets_its_message_on_connect_and_an_expired_one_never(ser
     time.sleep(5)
     with device.connect() as ws:
         frame = next_message(ws)
-        assert (frame["pushId"], frame["data"]) == (lasting, {"alert": "keeps"}), frame
+        assert (frame["pushId"], frame["data"]) == (lasting, {"alert": "keeps", "_nid": lasting}), frame
         assert "expireAt" in frame
         ack(ws, frame)
         with pytest.raises(TimeoutError):
@@ -350,7 +350,7 @@ def test_reference_client_prints_and_acknowledges(server, push_app, device_serve
         stop(proc)
     assert proc.returncode == 0, err
     frame = json.loads(out.strip().splitlines()[-1])
-    assert (frame["type"], frame["pushId"], frame["data"]) == ("message", push_id, {"alert": "cli"}), frame
+    assert (frame["type"], frame["pushId"], frame["data"]) == ("message", push_id, {"alert": "cli", "_nid": push_id}), frame
     assert counts(wait_record(server, push_app, push_id, lambda r: r["successes"] == 1))["androidSuccesses"] == 1
 
     refused = server.cli("device", "--url", device_server, "--app", push_app.app_id, "--installation", installation,
@@ -387,7 +387,7 @@ def test_tls_serves_https_and_wss(server, simulator, push_app, tmp_path):
             assert json.loads(ws.recv(timeout=10))["type"] == "welcome"
             push_id = push(server, push_app, {"where": {"installationId": installation}, "data": {"alert": "tls"}})
             frame = next_message(ws)
-            assert (frame["pushId"], frame["data"]) == (push_id, {"alert": "tls"}), frame
+            assert (frame["pushId"], frame["data"]) == (push_id, {"alert": "tls", "_nid": push_id}), frame
             ack(ws, frame)
         wait_record(server, push_app, push_id, lambda r: r["successes"] == 1)
 

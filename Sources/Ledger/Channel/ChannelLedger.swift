@@ -67,13 +67,18 @@ public struct ChannelLedger: Sendable {
         try await ChannelStore.takeDrops(appId: appId, installationId: installationId, on: store.pool)
     }
 
-    /// Records acknowledgements of one app's devices: each message counts once, as a success of its push,
-    /// and becomes the installation's last delivered push (for open attribution). Returns how many counted.
+    /// Records acknowledgements of one app's devices (each by its device's sequence number): each message
+    /// counts once, as a success of its push, and becomes the installation's last delivered push (for open
+    /// attribution). Returns how many counted.
     @discardableResult
-    public func acknowledge(appId: String, acks: [(installationId: String, id: Int64)]) async throws -> Int {
+    public func acknowledge(appId: String, acks: [(installationId: String, seq: Int64)]) async throws -> Int {
         guard !acks.isEmpty else { return 0 }
-        return try await end(appId: appId, ids: acks.map(\.id), as: PushEvent.channelAcked) { conn, now in
-            let acked = try await ChannelStore.acknowledge(appId: appId, acks: acks, on: conn)
+        let found = try await ChannelStore.acknowledged(appId: appId, acks: acks, on: store.pool)
+        let ids = found.map(\.id)
+        return try await end(
+            appId: appId, pushIds: Array(Set(found.map(\.pushId))).sorted(), as: PushEvent.channelAcked
+        ) { conn, now in
+            let acked = try await ChannelStore.acknowledge(appId: appId, ids: ids, on: conn)
             try await Self.rememberDeliveries(acked, at: now, on: conn)
             return acked
         }
@@ -115,7 +120,15 @@ public struct ChannelLedger: Sendable {
         appId: String, ids: [Int64], as type: String,
         _ delete: @escaping @Sendable (PGConnection, Date) async throws -> [ChannelMessage]
     ) async throws -> Int {
-        let pushIds = try await ChannelStore.pushIds(appId: appId, ids: ids, on: store.pool)
+        try await end(
+            appId: appId, pushIds: try await ChannelStore.pushIds(appId: appId, ids: ids, on: store.pool), as: type,
+            delete)
+    }
+
+    private func end(
+        appId: String, pushIds: [String], as type: String,
+        _ delete: @escaping @Sendable (PGConnection, Date) async throws -> [ChannelMessage]
+    ) async throws -> Int {
         guard !pushIds.isEmpty else { return 0 }
         let now = store.clock.now()
         return try await store.write(

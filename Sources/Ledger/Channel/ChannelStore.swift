@@ -4,8 +4,11 @@ import PushCore
 
 /// A message on its way to a device over the own channel (SPEC §12.2), as stored in `channel_messages`.
 public struct ChannelMessage: Sendable, Hashable {
-    /// Increasing in the order messages were stored; the device acknowledges by it.
+    /// The row's: increasing in the order messages were stored, over every device.
     public let id: Int64
+    /// The device's own sequence (1, 2, 3…, SPEC §12.2): what the device sees as the message's id and
+    /// acknowledges.
+    public let seq: Int64
     public let appId: String
     public let installationId: String
     public let objectId: String
@@ -14,10 +17,10 @@ public struct ChannelMessage: Sendable, Hashable {
     public let data: JSON
     public let expireAt: Date
 
-    /// What the device receives: `{"type":"message","id","pushId","data","expireAt"}`.
+    /// What the device receives: `{"type":"message","id","pushId","data","expireAt"}`, `id` its sequence.
     public var json: JSON {
         [
-            "type": "message", "id": .string(String(id)), "pushId": .string(pushId), "data": data,
+            "type": "message", "id": .string(String(seq)), "pushId": .string(pushId), "data": data,
             "expireAt": .string(LeanDate.format(expireAt)),
         ]
     }
@@ -44,10 +47,13 @@ enum ChannelStore {
     static let notifyChannel = "pushledger_channel"
 
     static let columns: PGQuery =
-        "id, app_id, installation_id, object_id, push_id, platform, data, expire_at"
+        "id, seq, app_id, installation_id, object_id, push_id, platform, data, expire_at"
 
     /// Stores a batch's channel messages and announces them once the transaction commits. Targets whose
     /// installation has no `installationId` (or is gone) cannot be reached: their objectIds are returned.
+    /// Each message takes the next number of its device's sequence; the devices' sequence rows are locked in
+    /// installationId order, so batches storing for the same devices at once wait for each other, never
+    /// deadlock.
     static func enqueue(
         appId: String, pushId: String, batchNo: Int, messages: [(objectId: String, message: QueuedMessage)],
         now: Date, on conn: PGConnection
@@ -55,15 +61,26 @@ enum ChannelStore {
         let objectIds = messages.map(\.objectId)
         let rows = try await conn.query(
             """
+            WITH m AS (
+                SELECT i.installation_id AS iid, m.o, m.p, m.d, m.e, m.ord,
+                       row_number() OVER (PARTITION BY i.installation_id ORDER BY m.ord) AS n
+                FROM unnest(\(objectIds)::text[], \(messages.map(\.message.platform))::text[],
+                            \(messages.map { $0.message.data.encoded() })::text[],
+                            \(messages.map { PGTimestamp.format($0.message.expireAt) })::text[])
+                     WITH ORDINALITY AS m(o, p, d, e, ord)
+                JOIN installations i ON i.app_id = \(appId) AND i.object_id = m.o AND i.installation_id IS NOT NULL
+            ), s AS (
+                INSERT INTO channel_sequences AS cs (app_id, installation_id, last_seq)
+                SELECT \(appId), iid, count(*) FROM m GROUP BY iid ORDER BY iid
+                ON CONFLICT (app_id, installation_id) DO UPDATE SET last_seq = cs.last_seq + excluded.last_seq
+                RETURNING installation_id AS iid, last_seq
+            )
             INSERT INTO channel_messages
-                (app_id, installation_id, object_id, push_id, batch_no, platform, data, expire_at, created_at)
-            SELECT \(appId), i.installation_id, m.o, \(pushId), \(batchNo), m.p, m.d::jsonb, m.e::timestamptz,
-                   \(now)::timestamptz
-            FROM unnest(\(objectIds)::text[], \(messages.map(\.message.platform))::text[],
-                        \(messages.map { $0.message.data.encoded() })::text[],
-                        \(messages.map { PGTimestamp.format($0.message.expireAt) })::text[])
-                 WITH ORDINALITY AS m(o, p, d, e, ord)
-            JOIN installations i ON i.app_id = \(appId) AND i.object_id = m.o AND i.installation_id IS NOT NULL
+                (app_id, installation_id, object_id, push_id, batch_no, platform, data, expire_at, created_at, seq)
+            SELECT \(appId), m.iid, m.o, \(pushId), \(batchNo), m.p, m.d::jsonb, m.e::timestamptz,
+                   \(now)::timestamptz,
+                   s.last_seq - (count(*) OVER (PARTITION BY m.iid)) + m.n
+            FROM m JOIN s ON s.iid = m.iid
             ORDER BY m.ord
             RETURNING object_id
             """)
@@ -83,12 +100,13 @@ enum ChannelStore {
             """
             SELECT \(columns) FROM channel_messages
             WHERE app_id = \(appId) AND push_id = \(pushId) AND batch_no = \(batchNo) AND expire_at > \(now)::timestamptz
-            ORDER BY id
+            ORDER BY installation_id, seq
             """
         ).map(message)
     }
 
-    /// A device's waiting messages, oldest first, at most `limit`, skipping `excluding` (already in flight).
+    /// A device's waiting messages, oldest first, at most `limit`, skipping the sequence numbers `excluding`
+    /// (already in flight).
     static func pending(
         appId: String, installationId: String, excluding: [Int64], limit: Int, now: Date, on db: some PGQuerying
     ) async throws -> [ChannelMessage] {
@@ -96,10 +114,23 @@ enum ChannelStore {
             """
             SELECT \(columns) FROM channel_messages
             WHERE app_id = \(appId) AND installation_id = \(installationId) AND expire_at > \(now)::timestamptz
-              AND id <> ALL(\(excluding.map(String.init))::bigint[])
-            ORDER BY id LIMIT \(limit)
+              AND seq <> ALL(\(excluding.map(String.init))::bigint[])
+            ORDER BY seq LIMIT \(limit)
             """
         ).map(message)
+    }
+
+    /// The rows a device's acknowledgements (its sequence numbers) name, with their pushes.
+    static func acknowledged(
+        appId: String, acks: [(installationId: String, seq: Int64)], on db: some PGQuerying
+    ) async throws -> [(id: Int64, pushId: String)] {
+        try await db.query(
+            """
+            SELECT c.id, c.push_id FROM channel_messages c
+            JOIN unnest(\(acks.map(\.installationId))::text[], \(acks.map { String($0.seq) })::bigint[]) AS a(iid, seq)
+              ON c.app_id = \(appId) AND c.installation_id = a.iid AND c.seq = a.seq
+            """
+        ).map { (try $0.int64("id"), try $0.string("push_id")) }
     }
 
     /// The pushes the given messages belong to (read before their streams are locked).
@@ -112,18 +143,12 @@ enum ChannelStore {
         ).map { try $0.string("push_id") }
     }
 
-    /// Deletes the acknowledged messages that are still there (each only by the device it was for) and
-    /// returns them: exactly the acks that count.
-    static func acknowledge(
-        appId: String, acks: [(installationId: String, id: Int64)], on conn: PGConnection
-    )
-        async throws -> [ChannelMessage]
-    {
+    /// Deletes the acknowledged messages that are still there and returns them: exactly the acks that count.
+    static func acknowledge(appId: String, ids: [Int64], on conn: PGConnection) async throws -> [ChannelMessage] {
         try await conn.query(
             """
-            DELETE FROM channel_messages c
-            USING unnest(\(acks.map(\.installationId))::text[], \(acks.map { String($0.id) })::bigint[]) AS a(iid, mid)
-            WHERE c.app_id = \(appId) AND c.id = a.mid AND c.installation_id = a.iid
+            DELETE FROM channel_messages
+            WHERE app_id = \(appId) AND id = ANY(\(ids.map(String.init))::bigint[])
             RETURNING \(columns)
             """
         ).map(message)
@@ -207,7 +232,8 @@ enum ChannelStore {
 
     static func message(_ row: PGRow) throws -> ChannelMessage {
         ChannelMessage(
-            id: try row.int64("id"), appId: try row.string("app_id"), installationId: try row.string("installation_id"),
+            id: try row.int64("id"), seq: try row.int64("seq"), appId: try row.string("app_id"),
+            installationId: try row.string("installation_id"),
             objectId: try row.string("object_id"), pushId: try row.string("push_id"),
             platform: try row.string("platform"), data: try row.json("data"),
             expireAt: try row.date("expire_at"))
