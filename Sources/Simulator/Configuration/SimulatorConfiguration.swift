@@ -2,7 +2,8 @@ import Foundation
 
 /// Everything `pushledger simulate` and the tests can set on a ``SimulatorServer``.
 ///
-/// `rules`, `latency`, `failureRatios`, `goAwayAfterStreams` and `recording` can also be changed while the server runs
+/// `rules`, `latency`, `failureRatios`, `goAwayAfterStreams`, `recording` and `vendorTokenLifetimeSeconds` can also be
+/// changed while the server runs
 /// (``SimulatorServer/updateSettings(_:)`` or `POST /_sim/config`); the rest is fixed at start.
 public struct SimulatorConfiguration: Sendable {
     /// Loopback by default: the simulator has no authentication on its control endpoints.
@@ -28,6 +29,9 @@ public struct SimulatorConfiguration: Sendable {
     public var maxConcurrentStreams: Int
     /// The simulator shares a small machine with the server it tests, so it defaults to a single event-loop thread.
     public var eventLoopThreads: Int
+    /// The lifetime of access tokens the vendor look-alikes issue from now on; `nil` is each vendor's own (an hour
+    /// for HMS and Honor, a day for OPPO and vivo). Short lifetimes test a server's token refresh.
+    public var vendorTokenLifetimeSeconds: Int?
 
     public init(
         host: String = "127.0.0.1",
@@ -42,7 +46,8 @@ public struct SimulatorConfiguration: Sendable {
         goAwayAfterStreams: Int? = nil,
         recording: RecordingPolicy = .default,
         maxConcurrentStreams: Int = 1000,
-        eventLoopThreads: Int = 1
+        eventLoopThreads: Int = 1,
+        vendorTokenLifetimeSeconds: Int? = nil
     ) {
         self.host = host
         self.port = port
@@ -57,6 +62,7 @@ public struct SimulatorConfiguration: Sendable {
         self.recording = recording
         self.maxConcurrentStreams = maxConcurrentStreams
         self.eventLoopThreads = eventLoopThreads
+        self.vendorTokenLifetimeSeconds = vendorTokenLifetimeSeconds
     }
 
     /// `$TMPDIR/pushledger-simulator`, so repeated demo runs reuse one CA that clients were already pointed at.

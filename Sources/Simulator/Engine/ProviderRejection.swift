@@ -15,6 +15,9 @@ struct ProviderRejection: Error, Hashable {
         case (.wns, 429): return ProviderRejection(status: 429, reason: "TooManyRequests")
         case (.wns, 500): return ProviderRejection(status: 500, reason: "InternalServerError")
         case (.wns, _): return ProviderRejection(status: 503, reason: "ServiceUnavailable")
+        // The vendor look-alikes turn a ratio draw into their own retry answer and never ask for this one.
+        case (.hms, _), (.honor, _), (.mi, _), (.oppo, _), (.vivo, _), (.mz, _):
+            return ProviderRejection(status: 503, reason: "ServiceUnavailable")
         }
     }
 }

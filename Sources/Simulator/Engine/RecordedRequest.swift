@@ -12,9 +12,15 @@ struct RecordedRequest {
     var status: Int
     var reason: String?
     var receivedAt: Date
+    /// A form body is shown as an object of its fields, as the vendor look-alikes read it.
+    var isForm = false
+
+    /// Form fields that carry JSON text, shown parsed when they parse (OPPO's `messages`, Meizu's `messageJson`,
+    /// Xiaomi's `payload`).
+    static let jsonFormFields: Set<String> = ["messages", "messageJson", "payload"]
 
     var json: JSON {
-        let payload = (try? JSON.parse(self.body)) ?? .string(self.body)
+        let payload = self.isForm ? Self.formPayload(self.body) : (try? JSON.parse(self.body)) ?? .string(self.body)
         return .members([
             ("provider", .string(self.provider.rawValue)),
             ("method", .string(self.method)),
@@ -25,5 +31,14 @@ struct RecordedRequest {
             ("reason", self.reason.map(JSON.string) ?? .null),
             ("receivedAt", .integer(Int((self.receivedAt.timeIntervalSince1970 * 1000).rounded()))),
         ])
+    }
+
+    private static func formPayload(_ body: String) -> JSON {
+        .object(
+            FormDecoding.decode(body[...]).reduce(into: [:]) { fields, field in
+                var parsed: JSON?
+                if Self.jsonFormFields.contains(field.key) { parsed = try? JSON.parse(field.value) }
+                fields[field.key] = parsed ?? .string(field.value)
+            })
     }
 }

@@ -36,6 +36,7 @@ extension RuntimeSettings {
                 ])
             ),
             ("rules", .array(self.rules.map(Self.json(rule:)))),
+            ("vendorTokenLifetimeSeconds", self.vendorTokenLifetimeSeconds.map(JSON.integer) ?? .null),
         ])
     }
 
@@ -88,6 +89,9 @@ extension RuntimeSettings {
         if let rules = document["rules"] {
             self.rules = try Self.rules(rules)
         }
+        if let lifetime = document["vendorTokenLifetimeSeconds"] {
+            self.vendorTokenLifetimeSeconds = lifetime.isNull ? nil : try Self.integer(lifetime, 0)
+        }
     }
 
     private static func rules(_ value: JSON) throws(InvalidSettings) -> [InjectionRule] {
@@ -98,7 +102,8 @@ extension RuntimeSettings {
         var rules: [InjectionRule] = []
         for element in elements {
             guard let provider = element["provider"]?.stringValue.flatMap(SimulatedProvider.init(rawValue:)) else {
-                throw InvalidSettings(message: "rule.provider must be \"apns\", \"fcm\" or \"wns\"")
+                let names = SimulatedProvider.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                throw InvalidSettings(message: "rule.provider must be one of \(names)")
             }
             let match: TokenMatch
             if let prefix = element["prefix"]?.stringValue {
@@ -111,6 +116,11 @@ extension RuntimeSettings {
             guard let status = element["status"]?.integerValue, (400..<600).contains(status),
                 let reason = element["reason"]?.stringValue
             else { throw InvalidSettings(message: "rule needs a 4xx/5xx \"status\" and a \"reason\"") }
+            // A vendor rule names the effect; the vendor's look-alike knows no other reasons.
+            if provider.isAndroidVendor, VendorSignal(rawValue: reason) == nil {
+                let signals = VendorSignal.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                throw InvalidSettings(message: "a \(provider.rawValue) rule's reason must be one of \(signals)")
+            }
             let attempts = element["failingAttempts"].flatMap { $0.isNull ? nil : $0.integerValue }
             rules.append(
                 InjectionRule(

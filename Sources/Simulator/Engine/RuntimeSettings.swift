@@ -5,6 +5,7 @@ struct RuntimeSettings: Sendable {
     var failureRatios: FailureRatios
     var goAwayAfterStreams: Int?
     var recording: RecordingPolicy
+    var vendorTokenLifetimeSeconds: Int?
 
     init(_ configuration: SimulatorConfiguration) {
         self.rules = configuration.rules
@@ -12,6 +13,7 @@ struct RuntimeSettings: Sendable {
         self.failureRatios = configuration.failureRatios
         self.goAwayAfterStreams = configuration.goAwayAfterStreams
         self.recording = configuration.recording
+        self.vendorTokenLifetimeSeconds = configuration.vendorTokenLifetimeSeconds
     }
 
     func apply(to configuration: inout SimulatorConfiguration) {
@@ -20,6 +22,11 @@ struct RuntimeSettings: Sendable {
         configuration.failureRatios = self.failureRatios
         configuration.goAwayAfterStreams = self.goAwayAfterStreams
         configuration.recording = self.recording
+        configuration.vendorTokenLifetimeSeconds = self.vendorTokenLifetimeSeconds
+    }
+
+    func vendorTokenLifetime(in realm: VendorTokenRealm) -> Int {
+        self.vendorTokenLifetimeSeconds ?? realm.defaultLifetimeSeconds
     }
 
     func rule(for provider: SimulatedProvider, token: Substring) -> InjectionRule? {

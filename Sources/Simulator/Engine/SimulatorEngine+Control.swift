@@ -32,6 +32,10 @@ extension SimulatorEngine {
             } catch {
                 return .json(400, .members([("error", .string(error.message))]))
             }
+        case ("POST", "/_sim/vendors/revoke"):
+            // The next send with any of them gets the vendor's auth error, as after a server-side revocation.
+            let revoked = self.vendorTokens.withLock { $0.revokeAll() }
+            return .json(200, .members([("revoked", .integer(revoked))]))
         case ("GET", "/_sim/info"):
             guard let info = self.info.withLock({ $0 }) else { return .json(503, #"{"error":"not listening"}"#) }
             return .json(200, info.json)
@@ -49,6 +53,14 @@ extension SimulatorEngine {
             ("oauth", statistics.oauth.json),
             ("wns", statistics.wns.json),
             ("wnsOAuth", statistics.wnsOAuth.json),
+        ]
+        for vendor in SimulatedProvider.androidVendors {
+            members.append((vendor.rawValue, (statistics.vendors[vendor] ?? VendorStatistics()).json))
+        }
+        for vendor in SimulatedProvider.vendorsWithTokenExchange {
+            members.append((vendor.rawValue + "Auth", (statistics.vendorAuth[vendor] ?? ProviderStatistics()).json))
+        }
+        members += [
             ("connections", .integer(statistics.connections)),
             ("goAways", .integer(statistics.goAways)),
             ("recording", .bool(recording.isEnabled)),

@@ -2,8 +2,9 @@ import Foundation
 import NIOCore
 import Synchronization
 
-/// The transport-independent heart of the simulator: routes a complete request to the APNs, FCM, WNS, OAuth or control
-/// look-alike and returns the answer. Called synchronously on event-loop threads, so nothing here blocks.
+/// The transport-independent heart of the simulator: routes a complete request to the APNs, FCM, WNS, OAuth, Android
+/// vendor or control look-alike and returns the answer. Called synchronously on event-loop threads, so nothing here
+/// blocks.
 final class SimulatorEngine: Sendable {
     let settings: Mutex<RuntimeSettings>
     let state: Mutex<SimulatorState>
@@ -11,6 +12,9 @@ final class SimulatorEngine: Sendable {
     /// Kept apart from FCM's, so a token of one provider is no good at the other.
     let wnsAccessTokens = Mutex(AccessTokenStore())
     let wnsCredentials: Set<WNSCredentials>
+    /// The Android vendor look-alikes' access tokens, one realm per vendor (and OPPO host).
+    let vendorTokens = Mutex(VendorTokenStores())
+    let vivoTasks = Mutex(VivoTaskStore())
     let providerTokens: ProviderTokenVerifier
     let assertions: ServiceAccountAssertionVerifier
     let connections = Atomic<Int>(0)
@@ -44,6 +48,9 @@ final class SimulatorEngine: Sendable {
         if path == WNSRoute.tokenPath {
             return self.handleWNSToken(request)
         }
+        if let route = VendorRoute(path: path) {
+            return self.handleVendor(request, route: route)
+        }
         if path.hasPrefix("/_sim/") {
             return self.handleControl(request, path: path)
         }
@@ -57,6 +64,7 @@ final class SimulatorEngine: Sendable {
     func statistics() -> SimulatorStatistics {
         let (apns, fcm, oauth, distinct) = self.state.withLock { ($0.apns, $0.fcm, $0.oauth, $0.distinctTokens) }
         let (wns, wnsOAuth) = self.state.withLock { ($0.wns, $0.wnsOAuth) }
+        let (vendors, vendorAuth) = self.state.withLock { ($0.vendors, $0.vendorAuth) }
         return SimulatorStatistics(
             apns: apns,
             fcm: fcm,
@@ -65,12 +73,14 @@ final class SimulatorEngine: Sendable {
             wnsOAuth: wnsOAuth,
             connections: self.connections.load(ordering: .relaxed),
             goAways: self.goAways.load(ordering: .relaxed),
-            distinctTokens: distinct
+            distinctTokens: distinct,
+            vendors: vendors,
+            vendorAuth: vendorAuth
         )
     }
 
-    /// Forgets counts, recordings, retry attempts and verified provider tokens; issued access tokens stay valid so
-    /// a server under test does not have to notice a reset.
+    /// Forgets counts, recordings, retry attempts and verified provider tokens; issued access tokens (and vivo task
+    /// ids) stay valid so a server under test does not have to notice a reset.
     func reset() {
         let seed = self.settings.withLock { $0.failureRatios.seed }
         self.state.withLock { $0 = SimulatorState(seed: seed) }

@@ -11,9 +11,10 @@ struct SimulatorRequest {
     /// Set when the transport stopped buffering a body past ``maximumBodyBytes``.
     var bodyTooLarge: Bool
 
-    /// Far above any provider's limit (APNs 4 KB/5 KB, FCM 4 KB of data), so the provider's own check answers,
-    /// yet small enough that a misbehaving client cannot make the simulator buffer without bound.
-    static let maximumBodyBytes = 256 * 1024
+    /// Far above any provider's limit (APNs 4 KB/5 KB, FCM 4 KB of data, a vendor list request of 1000 ids, where
+    /// an OPPO batch repeats its message for each id), so the provider's own check answers, yet small enough that a
+    /// misbehaving client cannot make the simulator buffer without bound.
+    static let maximumBodyBytes = 16 * 1024 * 1024
 
     func header(_ name: String) -> String? {
         for header in self.headers where header.name == name {

@@ -6,6 +6,10 @@ struct SimulatorState {
     var oauth = ProviderStatistics()
     var wns = ProviderStatistics()
     var wnsOAuth = ProviderStatistics()
+    /// The Android vendor look-alikes' sends, keyed by vendor (`SimulatorState+Vendors.swift`).
+    var vendors: [SimulatedProvider: VendorStatistics] = [:]
+    /// Their token endpoints; `accepted` is the number of tokens issued.
+    var vendorAuth: [SimulatedProvider: ProviderStatistics] = [:]
     /// Keyed by the token's hash rather than the token: 8-byte keys keep a million tokens around 32 MB. A 64-bit
     /// collision among a million tokens has odds of about 3 in 100 million.
     private(set) var tokenCounters: [Int: TokenCounters] = [:]
@@ -32,26 +36,33 @@ struct SimulatorState {
     mutating func injectedFailure(
         provider: SimulatedProvider, token: String?, rule: InjectionRule?, ratios: FailureRatios
     ) -> ProviderRejection? {
-        if let rule, let token {
-            guard let failingAttempts = rule.failingAttempts else {
-                return ProviderRejection(status: rule.status, reason: rule.reason)
-            }
-            let attempt = self.attempts[token, default: 0] + 1
-            self.attempts[token] = attempt
-            if attempt <= failingAttempts {
-                return ProviderRejection(status: rule.status, reason: rule.reason)
-            }
+        if let rule, let token, self.isFailing(rule, token: token) {
+            return ProviderRejection(status: rule.status, reason: rule.reason)
         }
+        return self.transientFailureStatus(ratios).map { .transient(status: $0, for: provider) }
+    }
+
+    /// Whether a matching rule fails this attempt for `token`, counting the attempt for rules that fail only the
+    /// first few.
+    mutating func isFailing(_ rule: InjectionRule, token: String) -> Bool {
+        guard let failingAttempts = rule.failingAttempts else { return true }
+        let attempt = self.attempts[token, default: 0] + 1
+        self.attempts[token] = attempt
+        return attempt <= failingAttempts
+    }
+
+    /// The failure ratios' draw for one request: 429, 500, 503, or nil for no injected failure.
+    mutating func transientFailureStatus(_ ratios: FailureRatios) -> Int? {
         guard ratios.isEnabled else { return nil }
         let draw = self.random.nextUnit()
         if draw < ratios.tooManyRequests {
-            return .transient(status: 429, for: provider)
+            return 429
         }
         if draw < ratios.tooManyRequests + ratios.internalServerError {
-            return .transient(status: 500, for: provider)
+            return 500
         }
         if draw < ratios.tooManyRequests + ratios.internalServerError + ratios.serviceUnavailable {
-            return .transient(status: 503, for: provider)
+            return 503
         }
         return nil
     }
@@ -68,14 +79,24 @@ struct SimulatorState {
         case .apns: self.apns.count(rejection: rejection)
         case .fcm: self.fcm.count(rejection: rejection)
         case .wns: self.wns.count(rejection: rejection)
+        // A vendor request carries many devices; `countVendorSend` counts it.
+        case .hms, .honor, .mi, .oppo, .vivo, .mz: break
         }
-        guard recording.isEnabled, let token else { return }
+        guard let token else { return }
+        self.countToken(token, accepted: rejection == nil, recording: recording, record: record)
+    }
+
+    /// Counts one request for one device token and, when the policy allows, records it under the token.
+    mutating func countToken(
+        _ token: String, accepted: Bool, recording: RecordingPolicy, record: () -> RecordedRequest
+    ) {
+        guard recording.isEnabled else { return }
         let key = token.hashValue
         if let index = self.tokenCounters.index(forKey: key) {
             self.tokenCounters.values[index].requests &+= 1
-            if rejection == nil { self.tokenCounters.values[index].accepted &+= 1 }
+            if accepted { self.tokenCounters.values[index].accepted &+= 1 }
         } else if self.tokenCounters.count < recording.maxCountedTokens {
-            self.tokenCounters[key] = TokenCounters(requests: 1, accepted: rejection == nil ? 1 : 0)
+            self.tokenCounters[key] = TokenCounters(requests: 1, accepted: accepted ? 1 : 0)
         }
         guard recording.requestsPerToken > 0 else { return }
         if self.recordings[token] != nil {

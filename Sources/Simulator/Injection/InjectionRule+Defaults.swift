@@ -25,9 +25,22 @@ extension InjectionRule {
     ///
     /// WNS rules match the channel id, the part of the channel URI after `/wns/`.
     ///
+    /// The Android vendors (HMS, Honor, Xiaomi, OPPO, vivo, Meizu) match each registration id of a request, and a
+    /// rule's `reason` names a ``VendorSignal`` that the vendor's look-alike answers in its own words:
+    ///
+    /// | token prefix   | signal        | vendors                      |
+    /// |----------------|---------------|------------------------------|
+    /// | `invalid-`     | `invalid`     | all                          |
+    /// | `unavailable-` | `unavailable` | all, first 2 attempts        |
+    /// | `quota-`       | `quota`       | Xiaomi, OPPO, vivo           |
+    /// | `error-`       | `error`       | all                          |
+    ///
     /// A uniformly random 64-hex-digit token starts with a given 4-digit prefix once in 65,536; load tests that want
     /// no failures at all should generate tokens that avoid the prefixes or set the rules to `[]`.
-    public static let defaults: [InjectionRule] = [
+    public static let defaults: [InjectionRule] =
+        pushServiceDefaults + SimulatedProvider.androidVendors.flatMap(Self.vendorDefaults(for:))
+
+    private static let pushServiceDefaults: [InjectionRule] = [
         InjectionRule(provider: .apns, match: .prefix("bad0"), status: 400, reason: "BadDeviceToken"),
         InjectionRule(provider: .apns, match: .prefix("dead"), status: 410, reason: "Unregistered"),
         InjectionRule(provider: .apns, match: .prefix("0ff0"), status: 410, reason: "ExpiredToken"),
@@ -55,4 +68,17 @@ extension InjectionRule {
             provider: .wns, match: .prefix("unavailable-"), status: 503, reason: "ServiceUnavailable",
             failingAttempts: 2),
     ]
+
+    /// Only Xiaomi, OPPO and vivo have a daily-quota answer; a `quota-` id at the others is an ordinary device.
+    private static func vendorDefaults(for vendor: SimulatedProvider) -> [InjectionRule] {
+        let hasQuota = vendor == .mi || vendor == .oppo || vendor == .vivo
+        let signals: [(String, VendorSignal, Int?)] =
+            [("invalid-", .invalid, nil), ("unavailable-", .unavailable, 2)]
+            + (hasQuota ? [("quota-", .quota, nil)] : []) + [("error-", .error, nil)]
+        return signals.map { prefix, signal, attempts in
+            InjectionRule(
+                provider: vendor, match: .prefix(prefix), status: signal.nominalStatus, reason: signal.rawValue,
+                failingAttempts: attempts)
+        }
+    }
 }

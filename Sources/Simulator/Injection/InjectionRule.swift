@@ -2,6 +2,8 @@
 ///
 /// `reason` is the provider's own vocabulary: an APNs `reason` (`BadDeviceToken`, `Unregistered`, …) or an FCM
 /// `errorCode` (`UNREGISTERED`, `QUOTA_EXCEEDED`, …). For FCM the Google `status` string is derived from `status`.
+/// For an Android vendor it is a ``VendorSignal`` name (`invalid`, `unavailable`, `quota`, `error`) and the vendor's
+/// look-alike chooses the status and code it answers with.
 /// Rules are only consulted for requests that are otherwise valid, as the real services validate first; the first
 /// matching rule wins. See ``InjectionRule/defaults`` for the built-in set.
 public struct InjectionRule: Sendable, Hashable {

@@ -15,4 +15,8 @@ extension JSON {
 
     /// An integral number that fits `Int` (JWT times, counts, settings).
     var integerValue: Int? { intValue.flatMap { Int(exactly: $0) } }
+
+    /// The strings of an array, skipping other elements; empty for anything but an array. The vendor look-alikes
+    /// read registration ids with it even from requests they refuse, to record them under each id.
+    var strings: [String] { self.arrayValue?.compactMap(\.stringValue) ?? [] }
 }

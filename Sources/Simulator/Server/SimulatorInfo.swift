@@ -21,6 +21,8 @@ public struct SimulatorInfo: Sendable, Hashable, Codable {
     public var controlEndpoint: String
     /// `host:port` of the channel URIs, the one entry `wns.allowed_hosts` needs.
     public var wnsChannelHost: String
+    /// `https://host:port`, which the Android vendor look-alikes' base URLs extend (`<baseURL>/hms`, …).
+    public var baseURL: String
 
     public init(host: String, port: Int, caFile: String) {
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
@@ -34,11 +36,12 @@ public struct SimulatorInfo: Sendable, Hashable, Codable {
         self.wnsChannelBase = "https://\(authority)/wns/"
         self.controlEndpoint = "https://\(authority)/_sim"
         self.wnsChannelHost = authority
+        self.baseURL = "https://\(authority)"
     }
 
-    /// The `pushledger app set` keys that point an app at this simulator.
+    /// The `pushledger app set` keys that point an app at this simulator, the vendor look-alikes' credentials included.
     public var appSettings: [String: String] {
-        [
+        let providers = [
             "apns.endpoint": self.apnsEndpoint,
             "apns.dev_endpoint": self.apnsEndpoint,
             "apns.ca_file": self.caFile,
@@ -50,6 +53,7 @@ public struct SimulatorInfo: Sendable, Hashable, Codable {
             // Channel URIs are checked against Microsoft's hosts and this list (SPEC §12.7): exactly our port.
             "wns.allowed_hosts": self.wnsChannelHost,
         ]
+        return providers.merging(self.vendorSettings) { provider, _ in provider }
     }
 
     var json: JSON {
@@ -63,6 +67,7 @@ public struct SimulatorInfo: Sendable, Hashable, Codable {
             ("wnsTokenEndpoint", .string(self.wnsTokenEndpoint)),
             ("wnsChannelBase", .string(self.wnsChannelBase)),
             ("controlEndpoint", .string(self.controlEndpoint)),
+            ("baseURL", .string(self.baseURL)),
             ("appSettings", .members(self.appSettings.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
         ])
     }

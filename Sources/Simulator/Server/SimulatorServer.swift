@@ -142,8 +142,9 @@ public final class SimulatorServer: Service, Sendable {
         let http2Settings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: self.configuration.maxConcurrentStreams),
             HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
-            // Large enough that no request body needs a stream-level WINDOW_UPDATE (see HTTP2ConnectionHandler).
-            HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
+            // Large enough that no request body needs a stream-level WINDOW_UPDATE (see HTTP2ConnectionHandler): the
+            // largest body the simulator keeps, a vendor list request of 1000 ids.
+            HTTP2Setting(parameter: .initialWindowSize, value: SimulatorRequest.maximumBodyBytes),
         ]
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)

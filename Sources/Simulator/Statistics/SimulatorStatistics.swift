@@ -12,8 +12,13 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var connections: Int
     /// GOAWAY frames sent because of ``SimulatorConfiguration/goAwayAfterStreams``.
     public var goAways: Int
-    /// Distinct APNs/FCM device tokens and WNS channel ids seen while recording was on (0 when it is off).
+    /// Distinct APNs/FCM device tokens, WNS channel ids and vendor registration ids seen while recording was on (0
+    /// when it is off).
     public var distinctTokens: Int
+    /// The Android vendor look-alikes, keyed by vendor (``SimulatedProvider/androidVendors``).
+    public var vendors: [SimulatedProvider: VendorStatistics]
+    /// Their token endpoints (``SimulatedProvider/vendorsWithTokenExchange``); `accepted` is the tokens issued.
+    public var vendorAuth: [SimulatedProvider: ProviderStatistics]
 
     public init(
         apns: ProviderStatistics = ProviderStatistics(),
@@ -23,7 +28,9 @@ public struct SimulatorStatistics: Sendable, Hashable {
         wnsOAuth: ProviderStatistics = ProviderStatistics(),
         connections: Int = 0,
         goAways: Int = 0,
-        distinctTokens: Int = 0
+        distinctTokens: Int = 0,
+        vendors: [SimulatedProvider: VendorStatistics] = [:],
+        vendorAuth: [SimulatedProvider: ProviderStatistics] = [:]
     ) {
         self.apns = apns
         self.fcm = fcm
@@ -33,5 +40,7 @@ public struct SimulatorStatistics: Sendable, Hashable {
         self.connections = connections
         self.goAways = goAways
         self.distinctTokens = distinctTokens
+        self.vendors = vendors
+        self.vendorAuth = vendorAuth
     }
 }
