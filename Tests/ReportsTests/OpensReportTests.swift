@@ -13,9 +13,9 @@ struct OpensReportTests {
         #expect(
             json == """
                 [
-                {"createdAt":"2026-11-01T17:00:00.000Z","devices":10,"medianSecondsToOpen":700,"notificationId":"n1","objectId":"p1","openRate":0.375,"opens":5,"successes":8,"timeToOpen":{"later":1,"under10m":0,"under1h":1,"under1m":1,"under24h":0,"under6h":0,"unknown":0},"uniqueOpens":3},
-                {"createdAt":"2026-11-02T03:00:00.000Z","devices":4,"medianSecondsToOpen":3,"notificationId":"n1","objectId":"p2","openRate":0.3333,"opens":1,"successes":3,"timeToOpen":{"later":0,"under10m":0,"under1h":0,"under1m":1,"under24h":0,"under6h":0,"unknown":0},"uniqueOpens":1},
-                {"createdAt":"2026-11-02T10:00:00.000Z","devices":0,"medianSecondsToOpen":null,"notificationId":null,"objectId":"p3","openRate":0,"opens":0,"successes":0,"timeToOpen":{"later":0,"under10m":0,"under1h":0,"under1m":0,"under24h":0,"under6h":0,"unknown":0},"uniqueOpens":0}
+                {"createdAt":"2026-11-01T17:00:00.000Z","devices":10,"medianSecondsToOpen":700,"notificationId":"n1","objectId":"p1","openRate":0.375,"opens":5,"successes":8,"timeToOpen":{"later":1,"under10m":0,"under1h":1,"under1m":1,"under24h":0,"under6h":0,"unknown":0},"uniqueOpens":3,"vendorSuccesses":{}},
+                {"createdAt":"2026-11-02T03:00:00.000Z","devices":4,"medianSecondsToOpen":3,"notificationId":"n1","objectId":"p2","openRate":0.3333,"opens":1,"successes":3,"timeToOpen":{"later":0,"under10m":0,"under1h":0,"under1m":1,"under24h":0,"under6h":0,"unknown":0},"uniqueOpens":1,"vendorSuccesses":{}},
+                {"createdAt":"2026-11-02T10:00:00.000Z","devices":0,"medianSecondsToOpen":null,"notificationId":null,"objectId":"p3","openRate":0,"opens":0,"successes":0,"timeToOpen":{"later":0,"under10m":0,"under1h":0,"under1m":0,"under24h":0,"under6h":0,"unknown":0},"uniqueOpens":0,"vendorSuccesses":{}}
                 ]
 
                 """)

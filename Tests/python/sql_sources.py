@@ -64,9 +64,9 @@ FRAGMENTS = {
     "FanOutStore.workFinished": "TRUE",
     # PushCounterRun.rows: a run of push events as rows (no table).
     "run.rows": "SELECT p, nullif(at, '')::timestamptz AS at, devices, successes, ios, android, windows, errors, "
-    "invalid, queued, reasons, ord FROM unnest($::text[], $::text[], $::bigint[], $::bigint[], $::bigint[], "
-    "$::bigint[], $::bigint[], $::bigint[], $::bigint[], $::bigint[], $::jsonb[]) WITH ORDINALITY AS e(p, at, "
-    "devices, successes, ios, android, windows, errors, invalid, queued, reasons, ord)",
+    "invalid, queued, reasons, vendors, ord FROM unnest($::text[], $::text[], $::bigint[], $::bigint[], $::bigint[], "
+    "$::bigint[], $::bigint[], $::bigint[], $::bigint[], $::bigint[], $::jsonb[], $::jsonb[]) WITH ORDINALITY AS "
+    "e(p, at, devices, successes, ios, android, windows, errors, invalid, queued, reasons, vendors, ord)",
 }
 
 SQL_START = re.compile(r"^(?:\s|--[^\n]*\n)*(SELECT|INSERT|UPDATE|DELETE|WITH)\b", re.I)

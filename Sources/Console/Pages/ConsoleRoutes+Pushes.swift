@@ -95,6 +95,9 @@ extension ConsoleRoutes {
         return Response.redirect(to: "/console/pushes/\(id)?notice=cancelled", type: .normal)
     }
 
+    /// How the page names the services of `AndroidVendor.counters`, in their order.
+    static let vendorLabels = ["Huawei (HMS)", "Xiaomi", "OPPO", "vivo", "Meizu", "Honor", "FCM", "own channel"]
+
     /// The figures a record row and the detail page share.
     static func counts(_ record: JSON) -> [String: Any] {
         var out: [String: Any] = [:]
@@ -103,6 +106,11 @@ extension ConsoleRoutes {
             "windowsSuccesses", "channelPending",
         ] {
             out[key] = record[key]?.intValue ?? 0
+        }
+        // Android successes by vendor (SPEC §12.3), those with any.
+        out["vendors"] = zip(AndroidVendor.counters, vendorLabels).compactMap { counter, label -> [String: Any]? in
+            guard let count = record[counter]?.intValue, count > 0 else { return nil }
+            return ["field": counter, "label": label, "count": count]
         }
         let status = record["status"]?.stringValue ?? ""
         out["status"] = status

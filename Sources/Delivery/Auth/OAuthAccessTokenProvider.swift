@@ -3,12 +3,14 @@ import Foundation
 import HTTPTypes
 import Synchronization
 
-/// An OAuth access token from a token endpoint: makes the grant request (FCM's signed service-account assertion,
-/// WNS' client credentials), caches the result, and lets only one exchange run at a time
-/// (`AccessTokenStateMachine`).
+/// An access token from a token endpoint: makes the grant request (FCM's signed service-account assertion,
+/// WNS', Huawei's and Honor's client credentials, OPPO's and vivo's signed requests), caches the result, and lets
+/// only one exchange run at a time (`AccessTokenStateMachine`).
 public final class OAuthAccessTokenProvider: Sendable {
     /// The token request to send at `now`.
     public typealias RequestBuilder = @Sendable (_ now: Date) -> CurlRequest
+    /// Reads the endpoint's answer: OAuth's `access_token`/`expires_in` by default, a vendor's own shape else.
+    public typealias ResponseReader = @Sendable (CurlResponse) throws(AccessTokenError) -> OAuthTokenResponse
 
     private enum Step: Sendable {
         case token(String)
@@ -22,6 +24,7 @@ public final class OAuthAccessTokenProvider: Sendable {
     }
 
     private let makeRequest: RequestBuilder
+    private let read: ResponseReader
     private let http: CurlClient
     private let now: @Sendable () -> Date
     private let state: Mutex<State>
@@ -30,9 +33,11 @@ public final class OAuthAccessTokenProvider: Sendable {
         http: CurlClient,
         refreshMargin: Duration = .seconds(300),
         now: @escaping @Sendable () -> Date = { Date() },
+        read: @escaping ResponseReader = OAuthAccessTokenProvider.readOAuth,
         request: @escaping RequestBuilder
     ) {
         self.makeRequest = request
+        self.read = read
         self.http = http
         self.now = now
         state = Mutex(State(machine: AccessTokenStateMachine(refreshMargin: refreshMargin)))
@@ -98,16 +103,21 @@ public final class OAuthAccessTokenProvider: Sendable {
         } catch {
             return .failure(.transport(error))
         }
-        guard response.status == 200 else {
-            let body = String(decoding: response.body.prefix(512), as: UTF8.self)
-            let code = OAuthTokenResponse.errorCode(response.body)
-            return .failure(.refused(status: response.status, error: code, body: body))
-        }
         do {
-            return .success(try OAuthTokenResponse.parse(response.body))
+            return .success(try read(response))
         } catch {
             return .failure(error)
         }
+    }
+
+    /// OAuth's answer: 200 with `access_token`, else a refusal with its `error`.
+    public static func readOAuth(_ response: CurlResponse) throws(AccessTokenError) -> OAuthTokenResponse {
+        guard response.status == 200 else {
+            let body = String(decoding: response.body.prefix(512), as: UTF8.self)
+            let code = OAuthTokenResponse.errorCode(response.body)
+            throw .refused(status: response.status, error: code, body: body)
+        }
+        return try OAuthTokenResponse.parse(response.body)
     }
 }
 

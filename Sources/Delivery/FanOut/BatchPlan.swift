@@ -11,9 +11,14 @@ struct BatchPlan: Sendable {
     private let apnsClients: [String: Result<APNsRoute, ProviderRegistry.Failure>]
     private let fcmClients: [String: Result<FCMClient, ProviderRegistry.Failure>]
     private let wnsClients: [String: Result<WNSClient, ProviderRegistry.Failure>]
+    private let vendorLanes: [VendorLane.Key: Result<VendorLane, LaneFailure>]
+    /// The content of `vendor: fcm` devices, shaped for LeanCloud's FCM module (nil: the push has none).
+    let fcmLeanCloudContent: Result<VendorContent?, PushDataError>
     private let sharedPayload: Result<APNsBody?, PushDataError>
     private let wnsPayload: Result<WNSPayload?, PushDataError>
     let pushId: String
+    /// The app the batch belongs to (a vendor's quota stop is the app's).
+    let app: App
     /// Set when a provider's configured credentials cannot be used: the push fails with this (naming the setting).
     let pushFailure: String?
     /// Until when an own-channel message waits for its device: the push's expiration, else `channel.ttl_days`.
@@ -36,10 +41,25 @@ struct BatchPlan: Sendable {
         let topic: String
     }
 
+    /// Why a vendor lane's devices are not sent: their recorded reason.
+    struct LaneFailure: Error, Sendable {
+        let reason: String
+    }
+
     static func make(
         _ claim: BatchClaim, request: PushRequest, data: PushData, app: App, providers: ProviderRegistry, now: Date,
         logger: Logger
     ) async -> BatchPlan {
+        var lanes: [VendorLane.Key: Result<VendorLane, LaneFailure>] = [:]
+        let timeToLive = request.expiration.map { max(0, Int64($0.timeIntervalSince(now).rounded(.down))) }
+        for target in claim.targets where !target.token.isEmpty {
+            guard case .vendor(let vendor) = DeliveryRoute(target) else { continue }
+            let key = VendorLane.Key(vendor: vendor, profile: target.profile ?? request.deviceProfile ?? "")
+            guard lanes[key] == nil else { continue }
+            lanes[key] = await VendorLane.make(
+                key, app: app, data: data, pushId: claim.pushId, timeToLive: timeToLive, providers: providers,
+                now: now, logger: logger)
+        }
         // The profiles each platform's targets use, in one pass over the batch (three filtered copies of the
         // targets took 1.8 % of the server's time outside libcurl). Targets without a vendor token go to the
         // own channel and need no provider client.
@@ -87,9 +107,13 @@ struct BatchPlan: Sendable {
         for case .failure(let failure) in wns.values { setupFailures.append(failure) }
         let pushFailure = setupFailures.lazy.compactMap(\.pushFailure).first
         return BatchPlan(
-            data: data, apnsClients: apns, fcmClients: fcm, wnsClients: wns, sharedPayload: shared,
+            data: data, apnsClients: apns, fcmClients: fcm, wnsClients: wns, vendorLanes: lanes,
+            fcmLeanCloudContent: Result { () throws(PushDataError) in
+                try data.vendorContent(for: .fcm, notificationId: claim.pushId)?.titled(app.name)
+            },
+            sharedPayload: shared,
             wnsPayload: Result { () throws(PushDataError) in try data.wnsPayload(notificationId: claim.pushId) },
-            pushId: claim.pushId, pushFailure: pushFailure,
+            pushId: claim.pushId, app: app, pushFailure: pushFailure,
             channelExpireAt: request.expiration
                 ?? now.addingTimeInterval(Double(app.intSetting("channel.ttl_days")) * 86400))
     }
@@ -101,6 +125,11 @@ struct BatchPlan: Sendable {
 
     func fcm(_ profile: String?) throws(ProviderRegistry.Failure) -> FCMClient {
         try fcmClients[profile ?? "", default: .failure(.noCredentials("fcm"))].get()
+    }
+
+    func vendorLane(_ vendor: AndroidVendor, _ profile: String?) -> Result<VendorLane, LaneFailure> {
+        vendorLanes[VendorLane.Key(vendor: vendor, profile: profile ?? "")]
+            ?? .failure(LaneFailure(reason: "NoCredentials"))
     }
 
     func wns(_ profile: String?) throws(ProviderRegistry.Failure) -> WNSClient {

@@ -9,6 +9,7 @@ extension BatchSender {
         case apns(APNsClient, APNsNotification)
         case fcm(FCMClient, FCMMessage)
         case wns(WNSClient, WNSNotification)
+        case vendor(VendorLane, token: String)
     }
 
     /// Sends one chunk of a batch: each provider client's notifications go out as one submission (first
@@ -21,12 +22,16 @@ extension BatchSender {
         var apns = ClientGroups<APNsClient>()
         var fcm = ClientGroups<FCMClient>()
         var wns = ClientGroups<WNSClient>()
+        var lanes: [VendorLane.Key: (lane: VendorLane, indices: [Int], tokens: [String])] = [:]
         for index in chunk {
             switch prepare(claim.targets[index], plan: plan, claim: claim, request: request, now: now) {
             case .done(let known): delivered.append((index, known))
             case .apns(let client, let notification): apns.add(client, index, notification)
             case .fcm(let client, let message): fcm.add(client, index, message)
             case .wns(let client, let notification): wns.add(client, index, notification)
+            case .vendor(let lane, let token):
+                lanes[lane.key, default: (lane, [], [])].indices.append(index)
+                lanes[lane.key]!.tokens.append(token)
             }
         }
         let started = ContinuousClock.now
@@ -34,7 +39,37 @@ extension BatchSender {
             Self.send(apns, in: &group, started: started, gate: gate, now: now)
             Self.send(fcm, in: &group, started: started, gate: gate, now: now)
             Self.send(wns, in: &group, started: started, gate: gate, now: now)
+            for (lane, indices, tokens) in lanes.values {
+                group.addTask {
+                    await self.sendVendor(lane, indices, tokens, plan: plan, started: started, gate: gate, now: now)
+                }
+            }
             for await part in group { delivered.append(contentsOf: part) }
+        }
+        return delivered
+    }
+
+    /// A vendor lane's devices of a chunk, in the vendor's lists; a daily-quota answer stops the vendor for
+    /// the app's day.
+    func sendVendor(
+        _ lane: VendorLane, _ indices: [Int], _ tokens: [String], plan: BatchPlan, started: ContinuousClock.Instant,
+        gate: DispatchGate, now: Date
+    ) async -> [(Int, Delivered)] {
+        let results = await lane.client.send(lane.message, to: tokens)
+        let provider = lane.key.vendor.rawValue
+        let timer = FanOutMetrics.providerTimer(provider)
+        let elapsed = ContinuousClock.now - started
+        var quota = false
+        let delivered = zip(indices, results).map { index, result in
+            FanOutMetrics.providerSend(provider, timer: timer, elapsed, attempts: result.attempts)
+            if case .vendor(let reason)? = result.outcome.reason, reason.kind == .quota { quota = true }
+            return (
+                index,
+                Delivered(outcome: Self.classify(result.outcome, gate: gate, now: now), retries: result.attempts - 1)
+            )
+        }
+        if quota {
+            await providers.stopForTheDay(app: plan.app, vendor: lane.key.vendor, profile: lane.key.profile, now: now)
         }
         return delivered
     }
@@ -62,14 +97,33 @@ extension BatchSender {
                 notification.topic = topic
                 return .apns(client, notification)
             case PushPlatform.android.rawValue:
-                guard !target.token.isEmpty else { return .done(Self.viaChannel(.android, plan: plan)) }
-                let client = try plan.fcm(profile)
                 let ttl = request.expiration.map { max(0, Int64($0.timeIntervalSince(now).rounded(.down))) }
-                guard
-                    let message = try plan.data.fcmMessage(
-                        token: target.token, notificationId: claim.pushId, timeToLive: ttl)
-                else { return .done(.failed(reason: "NoContentForPlatform")) }
-                return .fcm(client, message)
+                switch DeliveryRoute(target) {
+                case .channel: return .done(Self.viaChannel(.android, plan: plan))
+                case .unknownVendor: return .done(.failed(reason: "UnknownVendor"))
+                case .vendor(let vendor):
+                    switch plan.vendorLane(vendor, profile) {
+                    case .failure(let failure): return .done(.failed(reason: failure.reason))
+                    case .success(let lane):
+                        guard lane.client.accepts(token: target.token) else {
+                            return .done(.failed(reason: ProviderReason.forbiddenEndpoint.description))
+                        }
+                        return .vendor(lane, token: target.token)
+                    }
+                case .fcm(leanCloudShape: true):
+                    let client = try plan.fcm(profile)
+                    guard let content = try plan.fcmLeanCloudContent.get() else {
+                        return .done(.failed(reason: "NoContentForPlatform"))
+                    }
+                    return .fcm(client, try FCMMessage(leanCloud: content, token: target.token, timeToLive: ttl))
+                default:
+                    let client = try plan.fcm(profile)
+                    guard
+                        let message = try plan.data.fcmMessage(
+                            token: target.token, notificationId: claim.pushId, timeToLive: ttl)
+                    else { return .done(.failed(reason: "NoContentForPlatform")) }
+                    return .fcm(client, message)
+                }
             case PushPlatform.windows.rawValue:
                 guard !target.token.isEmpty else { return .done(Self.viaChannel(.windows, plan: plan)) }
                 let client = try plan.wns(profile)

@@ -92,7 +92,8 @@ public struct BatchSender: Sendable {
         let plan = await BatchPlan.make(
             claim, request: request, data: data, app: app, providers: providers, now: now, logger: logger)
         if let failure = plan.pushFailure { gate.stop(.pushFailed(failure)) }
-        var window = SendWindow(pending: claim.recorded.unrecorded, size: self.window, chunkSize: chunkSize)
+        var window = SendWindow(
+            chunks: chunks(claim.recorded.unrecorded, claim: claim, request: request, plan: plan), size: self.window)
         var summary = Summary()
         var recordingFailure: (any Error)?
         await withTaskGroup(of: Progress.self) { group in
@@ -142,6 +143,33 @@ public struct BatchSender: Sendable {
         return summary
     }
 
+    /// The targets to send in chunks: devices of one request each in chunks of `chunkSize`, each vendor
+    /// lane's devices in chunks of their own as large as the vendor's lists and the window allow, so that a
+    /// vendor gets one request per chunk, not one per 50 devices.
+    func chunks(_ pending: [Int], claim: BatchClaim, request: PushRequest, plan: BatchPlan) -> [[Int]] {
+        var single: [Int] = []
+        var lanes: [VendorLane.Key: (limit: Int, indices: [Int])] = [:]
+        var order: [VendorLane.Key] = []
+        for index in pending {
+            let target = claim.targets[index]
+            if !target.token.isEmpty, case .vendor(let vendor) = DeliveryRoute(target),
+                case .success(let lane) = plan.vendorLane(vendor, target.profile ?? request.deviceProfile)
+            {
+                if lanes[lane.key] == nil {
+                    order.append(lane.key)
+                    lanes[lane.key] = (min(window, max(1, lane.client.batchLimit)), [])
+                }
+                lanes[lane.key]!.indices.append(index)
+            } else {
+                single.append(index)
+            }
+        }
+        func sliced(_ indices: [Int], _ size: Int) -> [[Int]] {
+            stride(from: 0, to: indices.count, by: size).map { Array(indices[$0..<min($0 + size, indices.count)]) }
+        }
+        return sliced(single, chunkSize) + order.flatMap { sliced(lanes[$0]!.indices, lanes[$0]!.limit) }
+    }
+
     /// What a task of `send` finished.
     private enum Progress: Sendable {
         case answered([(Int, Delivered)])
@@ -174,6 +202,8 @@ public struct BatchSender: Sendable {
         case .success:
             return .delivered
         case .invalidToken(let reason, let since):
+            // A vendor's token stays with its installation, which is only set invalid (SPEC §12.3).
+            if case .vendor = reason { return .disabled(reason: reason.description) }
             return .invalidToken(reason: reason.description, since: since ?? now)
         case .retryable(let reason, _):
             return .failed(reason: reason.description)

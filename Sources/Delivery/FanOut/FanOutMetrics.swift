@@ -16,7 +16,7 @@ enum FanOutMetrics {
             switch outcome {
             case .delivered:
                 tally[Key(provider: provider, outcome: "delivered", reason: ""), default: 0] += 1
-            case .invalidToken(let reason, _):
+            case .invalidToken(let reason, _), .disabled(let reason):
                 tally[Key(provider: provider, outcome: "invalid_token", reason: reason), default: 0] += 1
             case .failed(let reason):
                 tally[Key(provider: provider, outcome: "failed", reason: reason), default: 0] += 1

@@ -36,6 +36,9 @@ public actor ProviderRegistry {
     private var apns: [String: APNsClient] = [:]
     private var fcm: [String: FCMClient] = [:]
     private var wns: [String: WNSClient] = [:]
+    private var vendors: [String: any VendorClient] = [:]
+    /// Vendors whose daily quota an app used up (SPEC §12.3 `VendorQuota`), until the end of the app's day.
+    private var quotaStops: [String: Date] = [:]
     private let logger: Logger
 
     public init(logger: Logger = Logger(label: "pushledger.providers")) { self.logger = logger }
@@ -142,12 +145,50 @@ public actor ProviderRegistry {
         }
     }
 
+    /// The client of an Android vendor for a target's profile (SPEC §12.3): `<vendor>.<key>` for no profile,
+    /// `<vendor>.<profile>.<key>` only for a named one (no fallback to the unprefixed keys, as LeanCloud's
+    /// `_default`); `NoCredentials` naming the missing setting otherwise.
+    func vendorClient(app: App, vendor: AndroidVendor, profile: String?) throws(Failure) -> any VendorClient {
+        guard let key = vendor.key else { throw .noCredentials(vendor.rawValue) }
+        let settings = VendorSettings(app: app, vendorKey: key, profile: profile)
+        let cacheKey = "\(app.appId)|\(vendor.rawValue)|\(settings.profile)|\(settings.fingerprint)"
+        if let client = vendors[cacheKey] { return client }
+        let client = try VendorClients.make(vendor, settings: settings, logger: logger)
+        vendors[cacheKey] = client
+        return client
+    }
+
+    private static func quotaKey(_ app: App, _ vendor: AndroidVendor, _ profile: String?) -> String {
+        "\(app.appId)|\(vendor.key ?? vendor.rawValue)|\(profile ?? "")"
+    }
+
+    /// Whether the app's day quota at `vendor` is used up (its devices are `VendorQuota` without a request).
+    func isOverQuota(app: App, vendor: AndroidVendor, profile: String?, now: Date) -> Bool {
+        guard let until = quotaStops[Self.quotaKey(app, vendor, profile)] else { return false }
+        return now < until
+    }
+
+    /// The vendor answered that the app's daily quota is used up: no more requests to it until the app's day
+    /// ends (in its `timezone`), the other vendors untouched.
+    func stopForTheDay(app: App, vendor: AndroidVendor, profile: String?, now: Date) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: app.settings["timezone"]?.stringValue ?? "UTC") ?? .gmt
+        let start = calendar.startOfDay(for: now)
+        let end = calendar.date(byAdding: .day, value: 1, to: start) ?? now.addingTimeInterval(86_400)
+        quotaStops[Self.quotaKey(app, vendor, profile)] = end
+        logger.warning(
+            "\(vendor.rawValue) daily quota of app \(app.appId) reached: its devices are VendorQuota errors until \(end)"
+        )
+    }
+
     public func shutdown() async {
         for client in apns.values { await client.shutdown() }
         for client in fcm.values { await client.shutdown() }
         for client in wns.values { await client.shutdown() }
+        for client in vendors.values { await client.shutdown() }
         apns.removeAll()
         fcm.removeAll()
         wns.removeAll()
+        vendors.removeAll()
     }
 }

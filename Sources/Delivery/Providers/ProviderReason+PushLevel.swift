@@ -30,6 +30,10 @@ extension ProviderReason {
             return true
         case .httpStatus, .transport, .forbiddenEndpoint:
             return false
+        // One vendor's trouble, even with its credentials, is that vendor's devices' errors: a push reaches
+        // several vendors and platforms, and the others must still get it.
+        case .vendor, .vendorRefusal:
+            return false
         }
     }
 
@@ -39,7 +43,8 @@ extension ProviderReason {
         case .apns: "APNs"
         case .fcm, .accessToken: "FCM"
         case .wns: "WNS"
-        case .httpStatus, .transport, .forbiddenEndpoint: "the provider"
+        case .vendor(let reason): reason.vendor.rawValue
+        case .httpStatus, .transport, .forbiddenEndpoint, .vendorRefusal: "the provider"
         }
     }
 }

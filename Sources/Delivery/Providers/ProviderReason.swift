@@ -15,6 +15,10 @@ public enum ProviderReason: Sendable, Hashable, CustomStringConvertible {
     /// channel URI outside the provider's hosts and `wns.allowed_hosts`), or a device's id does not fit where
     /// it goes in the request (SPEC §12.7).
     case forbiddenEndpoint
+    /// An Android vendor's answer (SPEC §12.3).
+    case vendor(VendorReason)
+    /// Not sent: the content does not fit what the vendor takes (`PassThroughUnsupported`, `ContentTooLong`).
+    case vendorRefusal(VendorRefusal)
 
     /// The text recorded in events and reports: Apple's or Google's reason verbatim where there is one, WNS'
     /// status by Microsoft's name for it.
@@ -27,6 +31,8 @@ public enum ProviderReason: Sendable, Hashable, CustomStringConvertible {
         case .transport(let error): error.description
         case .accessToken(let error): error.description
         case .forbiddenEndpoint: "ForbiddenEndpoint"
+        case .vendor(let reason): reason.description
+        case .vendorRefusal(let refusal): refusal.description
         }
     }
 }

@@ -44,13 +44,16 @@ public struct PushStatsProjection: Projection {
                     """))
         case PushEvent.batchDelivered:
             let b = try BatchDelivered(json: d)
+            let vendors = JSON.object((b.vendorSuccesses ?? [:]).mapValues { .int($0) })
             try await conn.enqueue(
                 .reusingPlan(
                     """
                     UPDATE \(unsafeRaw: stats) SET successes = successes + \(b.successes), errors = errors + \(b.errors),
                         ios_successes = ios_successes + \(b.iosSuccesses),
                         android_successes = android_successes + \(b.androidSuccesses),
-                        windows_successes = windows_successes + \(b.windowsSuccesses ?? 0)
+                        windows_successes = windows_successes + \(b.windowsSuccesses ?? 0),
+                        vendor_successes = (SELECT \(unsafeRaw: PushCounterRun.addedCounts("vendor_successes", "x.v"))
+                                            FROM (SELECT \(vendors)::jsonb AS v) AS x)
                     WHERE app_id = \(app) AND push_id = \(b.objectId)
                     """))
             let counts = [
@@ -122,11 +125,15 @@ public struct PushStatsProjection: Projection {
         let acked = ChannelResults.reason(of: event.type) == nil
         let android = acked ? r.platforms["android"] ?? 0 : 0
         let windows = acked ? r.platforms["windows"] ?? 0 : 0
+        // Acked Android messages are the own channel's successes (`lcSuccesses`, SPEC §12.3).
+        let ownChannel: JSON = android > 0 ? [AndroidVendor.lc.counter: .int(android)] : [:]
         try await conn.enqueue(
             """
             UPDATE \(unsafeRaw: schema).push_stats SET successes = successes + \(acked ? r.count : 0),
                 errors = errors + \(acked ? 0 : r.count), android_successes = android_successes + \(android),
-                windows_successes = windows_successes + \(windows)
+                windows_successes = windows_successes + \(windows),
+                vendor_successes = (SELECT \(unsafeRaw: PushCounterRun.addedCounts("vendor_successes", "x.v"))
+                                    FROM (SELECT \(ownChannel)::jsonb AS v) AS x)
             WHERE app_id = \(event.appId) AND push_id = \(r.objectId)
             """)
         guard acked else { return }
@@ -173,7 +180,8 @@ public struct PushStatsProjection: Projection {
                 UPDATE \(unsafeRaw: schema).push_stats s SET successes = s.successes + c.successes,
                     errors = s.errors + c.errors, ios_successes = s.ios_successes + c.ios,
                     android_successes = s.android_successes + c.android,
-                    windows_successes = s.windows_successes + c.windows
+                    windows_successes = s.windows_successes + c.windows,
+                    vendor_successes = \(unsafeRaw: PushCounterRun.addedCounts("s.vendor_successes", "c.vendors"))
                 FROM c WHERE s.app_id = \(run.appId) AND s.push_id = c.p)
             INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, successes)
             SELECT \(run.appId), (e.at AT TIME ZONE \(zone))::date, v.platform, sum(v.n)

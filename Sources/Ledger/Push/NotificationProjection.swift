@@ -53,6 +53,7 @@ public struct NotificationProjection: Projection {
         case PushEvent.batchDelivered:
             let b = try BatchDelivered(json: d)
             let reasons = JSON.object(b.reasons.mapValues { .int($0) })
+            let vendors = JSON.object((b.vendorSuccesses ?? [:]).mapValues { .int($0) })
             try await conn.enqueue(
                 .reusingPlan(
                     """
@@ -61,6 +62,10 @@ public struct NotificationProjection: Projection {
                             SELECT jsonb_object_agg(k, coalesce((error_reasons ->> k)::bigint, 0)
                                                        + coalesce((\(reasons)::jsonb ->> k)::bigint, 0))
                             FROM jsonb_object_keys(error_reasons || \(reasons)::jsonb) AS k), '{}'),
+                        vendor_successes = coalesce((
+                            SELECT jsonb_object_agg(k, coalesce((vendor_successes ->> k)::bigint, 0)
+                                                       + coalesce((\(vendors)::jsonb ->> k)::bigint, 0))
+                            FROM jsonb_object_keys(vendor_successes || \(vendors)::jsonb) AS k), '{}'),
                         invalid_tokens = invalid_tokens + \(b.invalidTokens),
                         ios_successes = ios_successes + \(b.iosSuccesses),
                         android_successes = android_successes + \(b.androidSuccesses),
@@ -117,6 +122,9 @@ public struct NotificationProjection: Projection {
             UPDATE \(unsafeRaw: table) SET successes = successes + \(successes), errors = errors + \(n - successes),
                 android_successes = android_successes + \(successes > 0 ? r.platforms["android"] ?? 0 : 0),
                 windows_successes = windows_successes + \(successes > 0 ? r.platforms["windows"] ?? 0 : 0),
+                vendor_successes = jsonb_set(vendor_successes, \(["lcSuccesses"])::text[],
+                    to_jsonb(coalesce((vendor_successes ->> 'lcSuccesses')::bigint, 0)
+                             + \(successes > 0 ? r.platforms["android"] ?? 0 : 0))),
                 error_reasons = coalesce((
                     SELECT jsonb_object_agg(k, coalesce((error_reasons ->> k)::bigint, 0)
                                                + coalesce((\(reasons)::jsonb ->> k)::bigint, 0))
@@ -171,6 +179,10 @@ public struct NotificationProjection: Projection {
                     SELECT jsonb_object_agg(k, coalesce((n.error_reasons ->> k)::bigint, 0)
                                                + coalesce((c.reasons ->> k)::bigint, 0))
                     FROM jsonb_object_keys(n.error_reasons || c.reasons) AS k), '{}'),
+                vendor_successes = coalesce((
+                    SELECT jsonb_object_agg(k, coalesce((n.vendor_successes ->> k)::bigint, 0)
+                                               + coalesce((c.vendors ->> k)::bigint, 0))
+                    FROM jsonb_object_keys(n.vendor_successes || c.vendors) AS k), '{}'),
                 invalid_tokens = n.invalid_tokens + c.invalid, ios_successes = n.ios_successes + c.ios,
                 android_successes = n.android_successes + c.android,
                 windows_successes = n.windows_successes + c.windows, channel_pending = n.channel_pending + c.queued,

@@ -47,8 +47,11 @@ public struct FanOutBacklog: Sendable, Equatable {
 /// What happened to one target.
 public enum TargetOutcome: Sendable, Hashable {
     case delivered
-    /// The provider rejected the token for good: the installation is invalidated.
+    /// The provider rejected the token for good: the installation is invalidated (removed).
     case invalidToken(reason: String, since: Date)
+    /// An Android vendor declared the token invalid: the installation is set `valid: false`, its token kept
+    /// (SPEC §12.3: clearing it would re-route the device), until the device saves a new one.
+    case disabled(reason: String)
     /// Counted as an error with its reason.
     case failed(reason: String)
     /// Handed to the own device channel: stored with the batch's record, counted when the device acks it
@@ -138,9 +141,13 @@ public struct PushBatches: Sendable {
         let now = now ?? store.clock.now()
         let stream = PushEvent.stream(claim.pushId)
         let invalidStreams = part.compactMap { index, outcome -> String? in
-            guard case .invalidToken = outcome else { return nil }
             let target = claim.targets[index]
-            return target.objectId.isEmpty ? "token:\(target.token)" : InstallationEvent.stream(target.objectId)
+            switch outcome {
+            case .invalidToken:
+                return target.objectId.isEmpty ? "token:\(target.token)" : InstallationEvent.stream(target.objectId)
+            case .disabled where !target.objectId.isEmpty: return InstallationEvent.stream(target.objectId)
+            default: return nil
+            }
         }
         let recorded: (BatchDelivered, [String], [Int])? = try await store.write(
             appId: claim.appId, metadata: .system("delivery"), lockKeys: [stream] + invalidStreams
@@ -158,6 +165,10 @@ public struct PushBatches: Sendable {
             }
             let invalidStreams = invalid.map { t, _, _ in
                 t.objectId.isEmpty ? "token:\(t.token)" : InstallationEvent.stream(t.objectId)
+            }
+            let disabled = zip(targets, fresh).compactMap { t, f -> (PushTarget, String)? in
+                if case .disabled(let reason) = f.outcome, !t.objectId.isEmpty { return (t, reason) }
+                return nil
             }
             let jobState = try await FanOutStore.state(appId: claim.appId, pushId: claim.pushId, on: conn) ?? .done
             let live = !jobState.isTerminal && pushFailure == nil
@@ -178,8 +189,10 @@ public struct PushBatches: Sendable {
             }
             var successes: Int64 = 0, ios: Int64 = 0, android: Int64 = 0, windows: Int64 = 0, errors: Int64 = 0
             var reasons: [String: Int64] = [:]
+            var vendorSuccesses: [String: Int64] = [:]
             var failures: [String: String] = [:]
             var handedBack: [PushTarget] = []
+            var disabledCount: Int64 = 0
             for (target, outcome) in zip(targets, outcomes) {
                 let failure: String
                 switch outcome {
@@ -190,6 +203,7 @@ public struct PushBatches: Sendable {
                     case .windows?: windows += 1
                     case .android?, nil: android += 1
                     }
+                    if let counter = DeliveryRoute(target).vendorCounter { vendorSuccesses[counter, default: 0] += 1 }
                     continue
                 case .notSent where live:
                     handedBack.append(target)
@@ -200,6 +214,9 @@ public struct PushBatches: Sendable {
                     failure = jobState == .cancelled ? "Cancelled" : "PushFailed"
                 case .invalidToken(let reason, _), .failed(let reason):
                     failure = reason
+                case .disabled(let reason):
+                    failure = reason
+                    disabledCount += 1
                 }
                 errors += 1
                 reasons[failure, default: 0] += 1
@@ -208,9 +225,9 @@ public struct PushBatches: Sendable {
             let delivered = BatchDelivered(
                 objectId: claim.pushId, batch: Int64(claim.batchNo), at: at, successes: successes, iosSuccesses: ios,
                 androidSuccesses: android, windowsSuccesses: windows, errors: errors,
-                invalidTokens: Int64(invalid.count), reasons: reasons,
+                invalidTokens: Int64(invalid.count) + disabledCount, reasons: reasons,
                 failures: failures, handedBack: handedBack.isEmpty ? nil : Int64(handedBack.count),
-                queued: queued.isEmpty ? nil : Int64(queued.count))
+                queued: queued.isEmpty ? nil : Int64(queued.count), vendorSuccesses: vendorSuccesses)
             var events = [NewEvent(PushEvent.batchDelivered, delivered)]
             if !handedBack.isEmpty {
                 try await FanOutStore.handBack(appId: claim.appId, pushId: claim.pushId, targets: handedBack, on: conn)
@@ -242,6 +259,9 @@ public struct PushBatches: Sendable {
             for ((target, reason, since), key) in zip(invalid, invalidStreams) {
                 try await invalidate(target, reason: reason, since: since, stream: key, tx: tx)
             }
+            for (target, reason) in disabled {
+                try await disable(target, reason: reason, at: at, tx: tx)
+            }
             return (delivered, queued.map(\.objectId), fresh.map(\.index))
         }
         guard let (delivered, queuedTo, indices) = recorded else { return nil }
@@ -263,6 +283,29 @@ public struct PushBatches: Sendable {
         }
         try await LastDeliveries.remember(
             appId: claim.appId, pushId: claim.pushId, objectIds: reached, at: at, on: conn)
+    }
+
+    /// An Android vendor declared the token invalid (SPEC §12.3): the installation, if it still has this token,
+    /// is set `valid: false` by an `InstallationUpdated` that names the reason. Its `updatedAt` stays (the device
+    /// did nothing), its token stays (clearing it would send the device to another channel); a save with a new
+    /// `registrationId` makes it valid again.
+    private func disable(_ target: PushTarget, reason: String, at: String, tx: LedgerTransaction) async throws {
+        let row = try await tx.connection.query(
+            """
+            SELECT version, registration_id, valid, updated_at FROM installations
+            WHERE app_id = \(tx.appId) AND object_id = \(target.objectId)
+            """
+        ).first
+        guard let row, row["registration_id"] == target.token, row["valid"] == "t" else { return }
+        var data = InstallationEvent.updatedData(
+            objectId: target.objectId, set: ["valid": false], unset: [],
+            at: LeanDate.format(try row.date("updated_at"))
+        ).objectValue!
+        data["at"] = .string(at)
+        data["invalidatedBy"] = ["reason": .string(reason), "token": .string(target.token)]
+        try await tx.append(
+            stream: InstallationEvent.stream(target.objectId), expectedVersion: try row.int("version"),
+            [NewEvent(InstallationEvent.updated, .object(data))])
     }
 
     /// The installation goes (if it still has this token) and the token is remembered as invalid.

@@ -12,7 +12,8 @@ struct PushCounterRun {
     /// A run of delivered batches (`PushBatchDelivered`), else of targeted pages (`PushTargeted`).
     let delivered: Bool
     /// One row per event, in order: `e(p, at, devices, successes, ios, android, windows, errors, invalid, queued,
-    /// reasons, ord)`; the counts an event type does not carry are 0, and `reasons` is `{}` for a `PushTargeted`.
+    /// reasons, vendors, ord)`; the counts an event type does not carry are 0, and `reasons` and `vendors` (the
+    /// Android successes by vendor counter) are `{}` for a `PushTargeted`.
     let rows: PGQuery
 
     /// The runs this covers, as `applyRuns` groups them: one kind per event type.
@@ -27,9 +28,21 @@ struct PushCounterRun {
             (array_agg(at ORDER BY ord DESC))[1] AS at,
             coalesce((SELECT jsonb_object_agg(k, n) FROM (
                 SELECT k, sum(v::bigint) AS n FROM e AS r, jsonb_each_text(r.reasons) AS j(k, v) WHERE r.p = e.p
-                GROUP BY k) AS x), '{}') AS reasons
+                GROUP BY k) AS x), '{}') AS reasons,
+            coalesce((SELECT jsonb_object_agg(k, n) FROM (
+                SELECT k, sum(v::bigint) AS n FROM e AS r, jsonb_each_text(r.vendors) AS j(k, v) WHERE r.p = e.p
+                GROUP BY k) AS x), '{}') AS vendors
         FROM e GROUP BY p
         """
+
+    /// SQL for the jsonb object of counts `current` with those of `added` summed in, key by key (`{}` when both
+    /// are empty): how `error_reasons` and `vendor_successes` grow.
+    static func addedCounts(_ current: String, _ added: String) -> String {
+        """
+        coalesce((SELECT jsonb_object_agg(k, coalesce((\(current) ->> k)::bigint, 0) + coalesce((\(added) ->> k)::bigint, 0))
+            FROM jsonb_object_keys(\(current) || \(added)) AS k), '{}')
+        """
+    }
 
     /// nil when an event does not decode, or is not of the first one's type (then `apply` takes them one by
     /// one, and reports an event that does not decode).
@@ -37,7 +50,7 @@ struct PushCounterRun {
         guard let first = events.first, events.allSatisfy({ $0.type == first.type }) else { return nil }
         appId = first.appId
         delivered = first.type == PushEvent.batchDelivered
-        var pushIds: [String] = [], ats: [String] = [], reasons: [String] = []
+        var pushIds: [String] = [], ats: [String] = [], reasons: [String] = [], vendors: [String] = []
         var counts = [[Int64]](repeating: [], count: 8)
         for event in events {
             let row: [Int64]
@@ -47,12 +60,14 @@ struct PushCounterRun {
                 pushIds.append(pushId)
                 ats.append(event.data["at"]?.stringValue ?? "")
                 reasons.append("{}")
+                vendors.append("{}")
                 row = [devices, 0, 0, 0, 0, 0, 0, 0]
             case PushEvent.batchDelivered:
                 guard let b = try? BatchDelivered(json: event.data) else { return nil }
                 pushIds.append(b.objectId)
                 ats.append(b.at)
                 reasons.append(JSON.object(b.reasons.mapValues { .int($0) }).encoded())
+                vendors.append(JSON.object((b.vendorSuccesses ?? [:]).mapValues { .int($0) }).encoded())
                 row = [
                     0, b.successes, b.iosSuccesses, b.androidSuccesses, b.windowsSuccesses ?? 0, b.errors,
                     b.invalidTokens, b.queued ?? 0,
@@ -65,12 +80,12 @@ struct PushCounterRun {
         func column(_ i: Int) -> [String] { counts[i].map(String.init) }
         rows = """
             SELECT p, nullif(at, '')::timestamptz AS at, devices, successes, ios, android, windows, errors, invalid,
-                queued, reasons, ord
+                queued, reasons, vendors, ord
             FROM unnest(\(pushIds)::text[], \(ats)::text[], \(column(0))::bigint[], \(column(1))::bigint[],
                         \(column(2))::bigint[], \(column(3))::bigint[], \(column(4))::bigint[], \(column(5))::bigint[],
-                        \(column(6))::bigint[], \(column(7))::bigint[], \(reasons)::jsonb[])
+                        \(column(6))::bigint[], \(column(7))::bigint[], \(reasons)::jsonb[], \(vendors)::jsonb[])
                 WITH ORDINALITY AS e(p, at, devices, successes, ios, android, windows, errors, invalid, queued,
-                                     reasons, ord)
+                                     reasons, vendors, ord)
             """
     }
 }

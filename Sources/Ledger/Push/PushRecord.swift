@@ -9,7 +9,7 @@ public struct PushRecord: Sendable {
     static let columns = """
         object_id, notification_id, data, where_query, prod, status, devices, successes, errors, invalid_tokens,
         ios_successes, android_successes, windows_successes, channel_pending, opens, push_time, expiration_time,
-        created_at, updated_at, error_reasons
+        created_at, updated_at, error_reasons, vendor_successes
         """
 
     init(row: PGRow) throws {
@@ -32,6 +32,9 @@ public struct PushRecord: Sendable {
         }
         // Per-reason error counts, so a bad key is told apart from bad tokens at a glance.
         o["errorReasons"] = try row.json("error_reasons")
+        // Android successes by vendor (SPEC §12.3), every counter present.
+        let vendors = try row.json("vendor_successes")
+        for counter in AndroidVendor.counters { o[counter] = .int(vendors[counter]?.intValue ?? 0) }
         if let id = row["notification_id"] { o["notificationId"] = .string(id) }
         if let t = row.optionalDate("push_time") { o["push_time"] = .string(LeanDate.format(t)) }
         if let t = row.optionalDate("expiration_time") { o["expiration_time"] = .string(LeanDate.format(t)) }

@@ -78,7 +78,8 @@ public struct PushStore: Sendable {
                 // Expired before it could be sent (SPEC §4.7): recorded as such, nothing goes out.
                 events.append(NewEvent(PushEvent.expired, PushMilestone(objectId: pushId, at: at)))
             } else if case .devices(let platform, let ids) = request.audience {
-                var targets = try await Self.deviceTargets(appId: app.appId, platform: platform, ids: ids, on: conn)
+                var targets = try await Self.deviceTargets(
+                    appId: app.appId, platform: platform, ids: ids, vendor: request.vendor, on: conn)
                 // A list that crosses the daily quota is sent to as many as it allows, and the record says so.
                 let stopped = targets.count > remaining
                 if stopped { targets = Array(targets.prefix(Int(remaining))) }
@@ -138,15 +139,18 @@ public struct PushStore: Sendable {
 
     /// `/push/devices` targets: iOS ids are device tokens; Android ids are registrationIds or installationIds;
     /// Windows ids are subscriptionUris or installationIds. Tokens a provider declared invalid are dropped.
+    /// - Parameter vendor: the Android vendor `ids` belong to (`/push/devices`' `vendor`): an id that is no
+    ///   installation's is taken for that vendor's token, and a known one is sent through that vendor.
     static func deviceTargets(
-        appId: String, platform: PushPlatform, ids: [String], on conn: PGConnection
+        appId: String, platform: PushPlatform, ids: [String], vendor: AndroidVendor? = nil, on conn: PGConnection
     ) async throws
         -> [PushTarget]
     {
         let unique = Array(NSOrderedSet(array: ids)) as! [String]
         let known = try await conn.query(
             """
-            SELECT object_id, installation_id, device_token, registration_id, subscription_uri, device_profile, badge
+            SELECT object_id, installation_id, device_token, registration_id, subscription_uri, device_profile, badge,
+                   data ->> 'vendor' AS vendor
             FROM installations
             WHERE app_id = \(appId) AND device_type = \(platform.rawValue)
               AND (device_token = ANY(\(unique)::text[]) OR installation_id = ANY(\(unique)::text[])
@@ -179,7 +183,8 @@ public struct PushStore: Sendable {
             targets.append(
                 PushTarget(
                     objectId: row?["object_id"] ?? "", deviceType: platform.rawValue, token: token,
-                    profile: row?["device_profile"], badge: nil))
+                    profile: row?["device_profile"], badge: nil,
+                    vendor: platform == .android ? vendor?.rawValue ?? row?["vendor"] : nil))
         }
         return targets
     }

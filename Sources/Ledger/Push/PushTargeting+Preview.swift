@@ -30,19 +30,27 @@ extension PushTargeting {
             switch request.audience {
             case .query(let whereJSON):
                 let condition = try Self.targetCondition(app: app, whereJSON: whereJSON, now: now)
+                // Grouped as targeting routes them (PushTargeting.step), so the counts agree.
                 let rows = try await conn.query(
-                    "SELECT device_type, count(*) AS n FROM installations WHERE \(condition) GROUP BY device_type")
+                    """
+                    SELECT device_type, data ->> 'vendor' AS vendor,
+                           coalesce(device_token, registration_id, subscription_uri, '') = '' AS no_token,
+                           count(*) AS n
+                    FROM installations WHERE \(condition) GROUP BY 1, 2, 3
+                    """)
                 for row in rows {
                     let type = try row.string("device_type")
-                    guard let platform = PushPlatform(rawValue: type), pushData.content(for: platform) != nil else {
-                        continue
-                    }
+                    guard let platform = PushPlatform(rawValue: type) else { continue }
+                    let route = DeliveryRoute(
+                        deviceType: type, vendor: platform == .android ? row["vendor"] : nil,
+                        token: row["no_token"] == "t" ? "" : "token")
+                    guard pushData.content(for: route) != nil || route.isUnknownVendor else { continue }
                     counts[type, default: 0] += try row.int64("n")
                 }
             case .devices(let platform, let ids):
                 // The same lookup `/push/devices` records its targets with (invalid tokens dropped).
                 let targets = try await PushStore.deviceTargets(
-                    appId: app.appId, platform: platform, ids: ids, on: conn)
+                    appId: app.appId, platform: platform, ids: ids, vendor: request.vendor, on: conn)
                 if !targets.isEmpty { counts[platform.rawValue] = Int64(targets.count) }
             }
             let quota = app.intSetting("daily_push_quota")

@@ -108,7 +108,8 @@ public struct PushTargeting: Sendable {
                 Int64(pageSize), max(0, quota - (try await PushLimits.devicesToday(app: app, now: now, on: conn))))
             let rows = try await conn.query(
                 """
-                SELECT object_id, device_type, device_token, registration_id, subscription_uri, device_profile, badge
+                SELECT object_id, device_type, device_token, registration_id, subscription_uri, device_profile, badge,
+                       data ->> 'vendor' AS vendor
                 FROM installations
                 WHERE \(condition) AND object_id > \(cursor ?? "")
                 ORDER BY object_id LIMIT \(allowed)
@@ -122,19 +123,24 @@ public struct PushTargeting: Sendable {
                     ).isEmpty)
             }
             let pushData = try PushData(request.data)
-            // Asked once per page, not per row.
-            let platformsWithContent = Set(PushPlatform.allCases.filter { pushData.content(for: $0) != nil })
+            // Asked once per route a page holds, not per row. A target with a vendor outside SPEC §12.3's list
+            // is kept, to be counted as an error (UnknownVendor), never dropped silently.
+            var hasContent: [DeliveryRoute: Bool] = [:]
             var targets: [PushTarget] = []
             for row in rows {
                 let type = try row.string("device_type")
-                guard let platform = PushPlatform(rawValue: type), platformsWithContent.contains(platform) else {
-                    continue
-                }
+                guard let platform = PushPlatform(rawValue: type) else { continue }
                 let token = row[platform.tokenColumn] ?? ""
+                let vendor = platform == .android ? row["vendor"] : nil
+                let route = DeliveryRoute(deviceType: type, vendor: vendor, token: token)
+                if hasContent[route] == nil {
+                    hasContent[route] = pushData.content(for: route) != nil || route.isUnknownVendor
+                }
+                guard hasContent[route] == true else { continue }
                 targets.append(
                     PushTarget(
                         objectId: try row.string("object_id"), deviceType: type, token: token,
-                        profile: row["device_profile"], badge: nil))
+                        profile: row["device_profile"], badge: nil, vendor: vendor))
             }
             var events: [NewEvent] = []
             if pushData.usesBadgeIncrement(for: .ios) {

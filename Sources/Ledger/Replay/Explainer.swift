@@ -34,10 +34,12 @@ public struct Explainer: Sendable {
             let shown = (stream + presence).sorted { $0.at < $1.at }
 
             let tokens = Self.tokensEverHeld(stream)
-            let batch =
-                tokens.lazy.compactMap { push.batch(objectId: objectId, token: $0) }.first
-                ?? push.batch(objectId: objectId, token: nil)
-            let (instant, source) = push.instant(batch: batch)
+            let batches =
+                tokens.lazy.map { push.batches(objectId: objectId, token: $0) }.first { !$0.isEmpty }
+                ?? push.batches(objectId: objectId, token: nil)
+            // Conditions are those of the first targeting; the outcome is the last batch's, where a batch handed
+            // back by a sender shutting down was queued again.
+            let (instant, source) = push.instant(batch: batches.first.map { ($0.number, $0.event) })
 
             let scratch = try await ReplayScratch.create(on: conn, indexedInstallations: true)
             let fold = InstallationFold(appId: app.appId, at: instant)
@@ -61,7 +63,9 @@ public struct Explainer: Sendable {
             try await scratch.drop(on: conn)
 
             let delivery: Explanation.Delivery =
-                if let batch { push.outcome(batch: batch.number, keys: [objectId] + tokens) } else {
+                if let last = batches.last {
+                    push.outcome(batch: last.number, target: last.target, keys: [objectId] + tokens)
+                } else {
                     .notTargeted(note: conditions.allSatisfy { $0.met == true } ? push.notTargetedNote : nil)
                 }
             return Explanation(
@@ -69,7 +73,7 @@ public struct Explainer: Sendable {
                 instantSource: source, audience: Self.audience(push.request),
                 history: shown.filter { $0.at <= instant }.map(Self.entry),
                 laterEvents: shown.filter { $0.at > instant }.map(Self.entry), conditions: conditions,
-                delivery: delivery)
+                delivery: delivery, route: batches.last.map { DeliveryRoute($0.target).serviceName })
         }
     }
 

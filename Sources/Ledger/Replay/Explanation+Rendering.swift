@@ -13,14 +13,16 @@ extension Explanation {
         case .notTargeted(let note): return "not targeted" + (note.map { " (\($0))" } ?? "")
         case .pending(let b): return "targeted in batch \(b); outcome still pending"
         case .delivered(let b, let at):
-            return "targeted in batch \(b); delivered (accepted by the provider) at \(LeanDate.format(at))"
+            return "targeted in batch \(b); delivered through \(route ?? "the provider") (accepted) at "
+                + LeanDate.format(at)
         case .waitingForDevice(let b):
             return "targeted in batch \(b); waiting on the own channel for the device to connect and acknowledge"
         case .acknowledged(let b, let at):
             return "targeted in batch \(b); delivered (acknowledged by the device on the own channel) at "
                 + LeanDate.format(at)
         case .failed(let b, let reason, let at):
-            return "targeted in batch \(b); failed at \(LeanDate.format(at)): \(reason)"
+            return "targeted in batch \(b); sent through \(route ?? "the provider"), failed at \(LeanDate.format(at)): "
+                + reason
         case .cancelled(let b): return "targeted in batch \(b); cancelled before it was sent"
         }
     }
@@ -73,6 +75,7 @@ extension Explanation {
             ]
         case .cancelled(let b): delivery = ["state": "cancelled", "batch": .int(Int64(b))]
         }
+        if let route { delivery["route"] = .string(route) }
         func entries(_ list: [HistoryEntry]) -> JSON {
             .array(
                 list.map {

@@ -50,6 +50,8 @@ public struct Explanation: Sendable {
     public let laterEvents: [HistoryEntry]
     public let conditions: [Condition]
     public let delivery: Delivery
+    /// The service the installation was sent through (`APNs`, `HMS`, `the own channel`…), nil when not targeted.
+    public let route: String?
 
     /// The first condition not met: what excluded the installation.
     public var excludedBy: Condition? { conditions.first { $0.met == false } }

@@ -27,16 +27,16 @@ struct PushHistory: Sendable {
         }
     }
 
-    /// The `PushTargeted` batch that holds the installation (by objectId, or by token for a `/push/devices`
-    /// target whose installation was unknown when it was requested).
-    func batch(objectId: String, token: String?) -> (number: Int, event: TimedEvent)? {
-        for (event, data) in targeted {
-            let hit = data.targets.contains {
+    /// The `PushTargeted` batches that hold the installation (by objectId, or by token for a `/push/devices`
+    /// target whose installation was unknown when it was requested), in order: more than one when a sender
+    /// shutting down handed its batch back and the targets were queued again as a new batch.
+    func batches(objectId: String, token: String?) -> [(number: Int, event: TimedEvent, target: PushTarget)] {
+        targeted.compactMap { event, data in
+            let target = data.targets.first {
                 $0.objectId == objectId || ($0.objectId.isEmpty && token != nil && $0.token == token)
             }
-            if hit { return (Int(data.batch), event) }
+            return target.map { (Int(data.batch), event, $0) }
         }
-        return nil
     }
 
     /// When the installation was (or would have been) targeted, and which event says so.
@@ -50,26 +50,27 @@ struct PushHistory: Sendable {
         return (requested.at, "PushRequested")
     }
 
-    /// The outcome the log records for a target of `batch` known by `keys` (objectId, token).
-    func outcome(batch: Int, keys: [String]) -> Explanation.Delivery {
-        for (event, data) in delivered where data.batch == Int64(batch) {
+    /// The outcome the log records for `target` of `batch`, known by `keys` (objectId, tokens). A batch's
+    /// outcomes are recorded in parts while it is sent (migration 0019), each part naming only its failures, so
+    /// every part is read: a target is failed where a part says so, and delivered once the parts account for
+    /// every target of the batch (at the last part's time, the latest it can have been accepted).
+    func outcome(batch: Int, target: PushTarget, keys: [String]) -> Explanation.Delivery {
+        let parts = delivered.filter { $0.data.batch == Int64(batch) }
+        for (event, data) in parts {
             if let reason = keys.lazy.compactMap({ data.failures[$0] }).first {
                 return .failed(batch: batch, reason: reason, at: event.at)
             }
-            if let objectId = keys.first, viaChannel(batch: batch, objectId: objectId) {
-                return channelOutcome(batch: batch, objectId: objectId)
-            }
-            return .delivered(batch: batch, at: event.at)
         }
+        if case .channel = DeliveryRoute(target), parts.contains(where: { ($0.data.queued ?? 0) > 0 }) {
+            return channelOutcome(batch: batch, objectId: target.objectId)
+        }
+        let size = targeted.first { $0.data.batch == Int64(batch) }?.data.targets.count ?? 0
+        let accounted = parts.reduce(Int64(0)) {
+            $0 + $1.data.successes + $1.data.errors + ($1.data.handedBack ?? 0) + ($1.data.queued ?? 0)
+        }
+        if let last = parts.last, accounted >= Int64(size) { return .delivered(batch: batch, at: last.event.at) }
         if events.contains(where: { $0.event.type == PushEvent.cancelled }) { return .cancelled(batch: batch) }
         return .pending(batch: batch)
-    }
-
-    /// Whether the installation was a target of `batch` without a vendor token: one for the own channel.
-    func viaChannel(batch: Int, objectId: String) -> Bool {
-        targeted.contains {
-            $0.data.batch == Int64(batch) && $0.data.targets.contains { $0.objectId == objectId && $0.token.isEmpty }
-        }
     }
 
     /// How the own channel's message for the installation ended: acked, expired or dropped, or still waiting.

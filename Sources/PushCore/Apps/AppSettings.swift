@@ -32,7 +32,36 @@ public enum AppSettings {
         "topic": OutboundText.isTopic, "key_id": OutboundText.isIdentifier, "team_id": OutboundText.isIdentifier,
     ]
 
+    /// The Android vendors' settings (SPEC §12.3), plus each vendor's message classification where it throttles
+    /// unclassified pushes (`hms.category`, `mi.channel_id`, `oppo.channel_id`/`oppo.category`, `vivo.category`),
+    /// used when a push's `data.<vendor>` sets none, and the overseas hosts of OPPO and Meizu.
+    public static let vendorKeys: [String: Set<String>] = [
+        "hms": ["app_id", "client_secret", "endpoint", "token_endpoint", "intent_host", "ca_file", "category"],
+        "mi": ["app_secret", "package_name", "endpoint", "global_endpoint", "ca_file", "channel_id"],
+        "oppo": ["app_key", "master_secret", "endpoint", "global_endpoint", "ca_file", "channel_id", "category"],
+        "vivo": ["app_id", "app_key", "app_secret", "endpoint", "ca_file", "category"],
+        "mz": ["app_id", "app_secret", "endpoint", "global_endpoint", "ca_file"],
+        "honor": [
+            "app_id", "client_id", "client_secret", "endpoint", "token_endpoint", "intent_host", "ca_file",
+        ],
+    ]
+
     static let providerKeys: [String: Set<String>] = ["apns": apnsKeys, "fcm": fcmKeys, "wns": wnsKeys]
+        .merging(vendorKeys) { a, _ in a }
+
+    /// Checks of setting values beyond "a string", by the key's last part; nil when the value is good, else why.
+    static func problem(provider: String, key: String, value: String) -> String? {
+        switch key {
+        case "endpoint", "token_endpoint", "global_endpoint", "dev_endpoint":
+            return HTTPSURL(value) == nil ? "an https URL" : nil
+        case "app_id" where provider == "vivo" || provider == "mz":
+            return Int64(value).map { $0 > 0 } == true ? nil : "a positive integer"
+        case "intent_host":
+            return HostPort(entry: value).map { $0.port == 443 && !value.contains(":") } == true ? nil : "a host name"
+        default:
+            return nil
+        }
+    }
 
     public static let defaults: [String: JSON] = [
         "client_push": false, "push_rate_per_minute": 600, "daily_push_quota": 1_000_000,
@@ -76,6 +105,9 @@ public enum AppSettings {
             if known.contains(last), profileOK {
                 if provider == "apns", let check = headerSettings[last], !check(value) {
                     throw .invalidParameter("Setting \(key) has characters an APNs request header cannot carry.")
+                }
+                if let problem = problem(provider: provider, key: last, value: value) {
+                    throw .invalidParameter("Setting \(key) takes \(problem), not \"\(value)\".")
                 }
                 return .string(value)
             }

@@ -9,7 +9,7 @@ public enum InstallationFields {
     public static let deviceTypes: Set<String> = ["ios", "android", "windows", "wp"]
     static let stringFields: Set<String> = [
         "deviceToken", "installationId", "registrationId", "subscriptionUri", "timeZone", "localeIdentifier",
-        "deviceProfile", "apnsTopic", "apnsTeamId", "appName", "appVersion", "deviceType",
+        "deviceProfile", "apnsTopic", "apnsTeamId", "appName", "appVersion", "deviceType", "vendor",
     ]
 
     /// The types of the fields SPEC §3 defines, for the query compiler (`QuerySchema.declaredTypes`); custom
@@ -74,6 +74,12 @@ public enum InstallationFields {
         case "installationId":
             let id = value.stringValue!
             if id.isEmpty || id.utf8.count > 256 { return .invalidParameter("Invalid installationId.") }
+        case "vendor":
+            if AndroidVendor(rawValue: value.stringValue!) == nil {
+                return .invalidParameter(
+                    "Invalid vendor: \(value.stringValue!). Expected "
+                        + AndroidVendor.allCases.map(\.rawValue).joined(separator: ", ") + ".")
+            }
         case "apnsTopic":
             if !OutboundText.isTopic(value.stringValue!) {
                 return .invalidParameter("Invalid apnsTopic: a bundle identifier (letters, digits, . - _).")

@@ -44,6 +44,12 @@ public struct InstallationUpdate: Sendable, Equatable {
                 if current[key] != nil || isCreate { unset.append(key) }
             }
         }
+        // A vendor that declared the token invalid left the installation `valid: false` with its token (SPEC
+        // §12.3); the device's new token makes it valid again, unless the save says otherwise.
+        if !isCreate, set["registrationId"] != nil, current["valid"] == .bool(false), body["valid"] == nil {
+            set["valid"] = .bool(true)
+            fields["valid"] = .bool(true)
+        }
         if isCreate {
             try requireIdentity(fields, wnsHosts: wnsHosts)
             unset = []

@@ -34,10 +34,16 @@ public struct FCMMessage: Sendable, Hashable {
         let payload = try FCMMessage.payload(from: content, notificationId: notificationId)
         var message = payload
         message["token"] = .string(token)
+        var android: [String: JSON] = [:]
         if let timeToLive {
-            let seconds = min(max(timeToLive, 0), FCMMessage.maxTimeToLiveSeconds)
-            message["android"] = ["ttl": .string("\(seconds)s")]
+            android["ttl"] = .string("\(min(max(timeToLive, 0), FCMMessage.maxTimeToLiveSeconds))s")
         }
+        // A notification shown by FCM itself goes to the Android O channel the push names (LeanCloud's REST
+        // guide); the key also stays in `data` for an app that shows the message itself.
+        if payload["notification"] != nil, let channel = content["_notificationChannel"]?.stringValue {
+            android["notification"] = ["channel_id": .string(channel)]
+        }
+        if !android.isEmpty { message["android"] = .object(android) }
         self.message = .object(message)
     }
 
@@ -85,5 +91,34 @@ public struct FCMMessage: Sendable, Hashable {
                 "FCM payload is \(size) bytes, over the \(FCMMessage.maxPayloadBytes)-byte limit")
         }
         return payload
+    }
+}
+
+extension FCMMessage {
+    /// The message for a `vendor: fcm` device, in the shape LeanCloud's FCM module reads (SPEC §12.3): it
+    /// ignores a message without `notification`, and takes its content from `data.payload`, the LeanCloud JSON.
+    /// `_notificationChannel` becomes `android.notification.channel_id`.
+    public init(leanCloud content: VendorContent, token: String, timeToLive: Int64?) throws(PushDataError) {
+        var notification: [String: JSON] = [:]
+        notification["title"] = .string(content.title ?? "")
+        notification["body"] = .string(content.body ?? "")
+        var message: [String: JSON] = [
+            "token": .string(token), "notification": .object(notification),
+            "data": ["payload": .string(content.text)],
+        ]
+        var android: [String: JSON] = [:]
+        if let timeToLive {
+            android["ttl"] = .string("\(min(max(timeToLive, 0), FCMMessage.maxTimeToLiveSeconds))s")
+        }
+        if let channel = content.notificationChannel { android["notification"] = ["channel_id": .string(channel)] }
+        if let priority = content.options["priority"]?.stringValue { android["priority"] = .string(priority) }
+        if !android.isEmpty { message["android"] = .object(android) }
+        let size = JSON.object(message).encoded().utf8.count - token.utf8.count
+        guard size <= FCMMessage.maxPayloadBytes else {
+            throw PushDataError(
+                .payloadTooLarge(size: size, limit: FCMMessage.maxPayloadBytes),
+                "FCM payload is \(size) bytes, over the \(FCMMessage.maxPayloadBytes)-byte limit")
+        }
+        self.message = .object(message)
     }
 }

@@ -140,11 +140,15 @@ public struct BatchDelivered: PushEventPayload, Equatable {
     /// Targets handed to the own device channel: neither successes nor errors yet, until the device acks
     /// (`PushChannelAcked`) or the message expires or is dropped.
     public var queued: Int64?
+    /// Android successes by the record's vendor counter (`hmsSuccesses`, `fcmSuccesses`…, SPEC §12.3); absent
+    /// when there are none, so batches without Android successes are recorded exactly as before.
+    public var vendorSuccesses: [String: Int64]?
 
     public init(
         objectId: String, batch: Int64, at: String, successes: Int64, iosSuccesses: Int64, androidSuccesses: Int64,
         windowsSuccesses: Int64 = 0, errors: Int64, invalidTokens: Int64, reasons: [String: Int64],
-        failures: [String: String], handedBack: Int64? = nil, queued: Int64? = nil
+        failures: [String: String], handedBack: Int64? = nil, queued: Int64? = nil,
+        vendorSuccesses: [String: Int64] = [:]
     ) {
         self.objectId = objectId
         self.batch = batch
@@ -159,6 +163,7 @@ public struct BatchDelivered: PushEventPayload, Equatable {
         self.failures = failures
         self.handedBack = handedBack
         self.queued = queued
+        self.vendorSuccesses = vendorSuccesses.isEmpty ? nil : vendorSuccesses
     }
 }
 

@@ -21,6 +21,8 @@ public struct PushRequest: Sendable, Equatable {
     public var apnsTeamId: String?
     public var deviceProfile: String?
     public var flowControl: Int?
+    /// `/push/devices` to Android: the vendor whose registrationIds `device_ids` are (one per call, SPEC §12.3).
+    public var vendor: AndroidVendor?
     /// True when `push_time` is at least a minute ahead: the push waits in the schedule.
     public var isScheduled: Bool
 
@@ -44,6 +46,7 @@ public struct PushRequest: Sendable, Equatable {
         if let apnsTeamId { o["apns_team_id"] = .string(apnsTeamId) }
         if let deviceProfile { o["device_profile"] = .string(deviceProfile) }
         if let flowControl { o["flow_control"] = .int(Int64(flowControl)) }
+        if let vendor { o["vendor"] = .string(vendor.rawValue) }
         return .object(o)
     }
 
@@ -53,7 +56,11 @@ public struct PushRequest: Sendable, Equatable {
     )
         throws(LeanError) -> PushRequest
     {
-        guard let data = body["data"], !data.isNull else { throw .invalidParameter("Missing push data.") }
+        guard var data = body["data"], !data.isNull else { throw .invalidParameter("Missing push data.") }
+        var vendor: AndroidVendor?
+        if devicesEndpoint {
+            (data, vendor) = try androidDeviceOptions(body, data: data)
+        }
         do {
             _ = try PushData(data)
         } catch {
@@ -76,6 +83,9 @@ public struct PushRequest: Sendable, Equatable {
                     throw .invalidDeviceToken("Invalid device token: \(id).")
                 }
                 ids.append(platform == .ios ? id.lowercased() : id)
+            }
+            if vendor != nil, platform != .android {
+                throw .invalidParameter("vendor applies to device_type android only.")
             }
             audience = .devices(platform: platform, ids: ids)
         } else {
@@ -132,8 +142,30 @@ public struct PushRequest: Sendable, Equatable {
         return PushRequest(
             data: data, audience: audience, pushTime: pushTime, expiration: expiration,
             notificationId: notificationId, requestId: requestId, prod: prod, topic: topic,
-            apnsTeamId: teamId, deviceProfile: profile, flowControl: flow,
+            apnsTeamId: teamId, deviceProfile: profile, flowControl: flow, vendor: vendor,
             isScheduled: isScheduled)
+    }
+
+    /// `/push/devices`' Android options (SPEC §12.3): `vendor`, one of LeanCloud's vendor names, and `channel`,
+    /// the Android notification channel, which the content carries as `_notificationChannel` unless it has one.
+    static func androidDeviceOptions(
+        _ body: [String: JSON], data: JSON
+    ) throws(LeanError) -> (data: JSON, vendor: AndroidVendor?) {
+        var vendor: AndroidVendor?
+        if let value = body["vendor"], !value.isNull {
+            guard let name = value.stringValue, let known = AndroidVendor(rawValue: name) else {
+                throw .invalidParameter(
+                    "vendor must be one of " + AndroidVendor.allCases.map(\.rawValue).joined(separator: ", ") + ".")
+            }
+            vendor = known
+        }
+        guard let value = body["channel"], !value.isNull else { return (data, vendor) }
+        guard let channel = value.stringValue, !channel.isEmpty, channel.utf8.count <= 256 else {
+            throw .invalidParameter("channel must be an Android notification channel id.")
+        }
+        guard case .object(var fields) = data, fields["_notificationChannel"] == nil else { return (data, vendor) }
+        fields["_notificationChannel"] = .string(channel)
+        return (.object(fields), vendor)
     }
 
     /// Rebuilds a request from its stored `json`. Its times were resolved and validated when it arrived, so

@@ -28,14 +28,14 @@ extension JSONParser {
     }
 
     /// One array element: a target when it is an object with the string fields `o`, `t` and `k` (and
-    /// optionally `p` and `b`), else nil, read as `PushTarget.init(json:)` reads it; a later duplicate key wins,
+    /// optionally `p`, `b` and `v`), else nil, read as `PushTarget.init(json:)` reads it; a later duplicate key wins,
     /// as in `JSON`'s dictionary.
     private mutating func parseTargetElement() throws(MalformedJSON) -> PushTarget? {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
             _ = try parseValue()
             return nil
         }
-        var o: JSON?, t: JSON?, k: JSON?, p: JSON?, b: JSON?
+        var o: JSON?, t: JSON?, k: JSON?, p: JSON?, b: JSON?, v: JSON?
         try readObject(key: { parser throws(MalformedJSON) in try parser.parseTargetKey() }) {
             parser, key throws(MalformedJSON) in
             let value = try parser.parseValue()
@@ -45,6 +45,7 @@ extension JSONParser {
             case UInt8(ascii: "k"): k = value
             case UInt8(ascii: "p"): p = value
             case UInt8(ascii: "b"): b = value
+            case UInt8(ascii: "v"): v = value
             default: break
             }
         }
@@ -52,7 +53,8 @@ extension JSONParser {
             return nil
         }
         return PushTarget(
-            objectId: objectId, deviceType: deviceType, token: token, profile: p?.stringValue, badge: b?.intValue)
+            objectId: objectId, deviceType: deviceType, token: token, profile: p?.stringValue, badge: b?.intValue,
+            vendor: v?.stringValue)
     }
 
     /// A key at `index` (its opening quote): the letter of a one-letter ASCII key written plainly, the
@@ -102,6 +104,10 @@ extension PushTargeted {
             }
             out.append(contentsOf: #","t":"#.utf8)
             JSON.writeString(target.deviceType, to: &out)
+            if let vendor = target.vendor, !vendor.isEmpty {
+                out.append(contentsOf: #","v":"#.utf8)
+                JSON.writeString(vendor, to: &out)
+            }
             out.append(UInt8(ascii: "}"))
         }
         out.append(contentsOf: "]}".utf8)

@@ -7,24 +7,31 @@ public struct PushTarget: Sendable, Hashable, Codable {
     public var profile: String?
     /// The badge to send when the push increments badges.
     public var badge: Int64?
+    /// The Android installation's `vendor` (SPEC §12.3), as stored; nil or empty when it has none.
+    public var vendor: String?
 
-    public init(objectId: String, deviceType: String, token: String, profile: String?, badge: Int64?) {
+    public init(
+        objectId: String, deviceType: String, token: String, profile: String?, badge: Int64?, vendor: String? = nil
+    ) {
         self.objectId = objectId
         self.deviceType = deviceType
         self.token = token
         self.profile = profile
         self.badge = badge
+        self.vendor = vendor
     }
 
     /// Short keys: a push to a million devices writes a million of these.
     enum CodingKeys: String, CodingKey {
-        case objectId = "o", deviceType = "t", token = "k", profile = "p", badge = "b"
+        case objectId = "o", deviceType = "t", token = "k", profile = "p", badge = "b", vendor = "v"
     }
 
+    /// A target without a vendor is written as before vendors existed, so stored pages read the same.
     public var json: JSON {
         var o: [String: JSON] = ["o": .string(objectId), "t": .string(deviceType), "k": .string(token)]
         if let profile, !profile.isEmpty { o["p"] = .string(profile) }
         if let badge { o["b"] = .int(badge) }
+        if let vendor, !vendor.isEmpty { o["v"] = .string(vendor) }
         return .object(o)
     }
 
@@ -32,6 +39,8 @@ public struct PushTarget: Sendable, Hashable, Codable {
         guard let o = json["o"]?.stringValue, let t = json["t"]?.stringValue, let k = json["k"]?.stringValue else {
             return nil
         }
-        self.init(objectId: o, deviceType: t, token: k, profile: json["p"]?.stringValue, badge: json["b"]?.intValue)
+        self.init(
+            objectId: o, deviceType: t, token: k, profile: json["p"]?.stringValue, badge: json["b"]?.intValue,
+            vendor: json["v"]?.stringValue)
     }
 }

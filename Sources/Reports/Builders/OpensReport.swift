@@ -6,11 +6,11 @@ import PushCore
 enum OpensReport {
     static let pushColumns = [
         "objectId", "notificationId", "createdAt", "devices", "successes", "opens", "uniqueOpens", "openRate",
-        "medianSecondsToOpen", "timeToOpen",
+        "medianSecondsToOpen", "timeToOpen", "vendorSuccesses",
     ]
     static let notificationColumns = [
         "notificationId", "pushes", "firstCreatedAt", "devices", "successes", "opens", "uniqueOpens", "openRate",
-        "medianSecondsToOpen", "timeToOpen",
+        "medianSecondsToOpen", "timeToOpen", "vendorSuccesses",
     ]
     static let dayColumns = ["day", "platform", "successes", "opens", "uniqueOpens", "openRate", "appOpens"]
     /// Unique opens by seconds from delivery to first open; `unknown` holds opens without a delivery time.
@@ -60,6 +60,7 @@ enum OpensReport {
             return leading + [
                 .int(try row.int64("devices")), .int(successes), .int(try row.int64("opens")), .int(unique),
                 ReportValue.rate(unique, of: successes), median, .object(.object(spread)),
+                .object(try JSON.parse(row["vendor_successes"] ?? "{}")),
             ]
         }
         return ReportTable(columns: columns, rows: table)

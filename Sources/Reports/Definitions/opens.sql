@@ -48,7 +48,11 @@ SELECT g.object_id,
        coalesce(t.under6h, 0) AS under6h,
        coalesce(t.under24h, 0) AS under24h,
        coalesce(t.later, 0) AS later,
-       coalesce(t.unknown, 0) AS unknown
+       coalesce(t.unknown, 0) AS unknown,
+       -- Android successes by vendor counter (SPEC §12.3), summed over the group's pushes.
+       (SELECT coalesce(jsonb_object_agg(k, n), '{}') FROM (
+            SELECT k, sum(v::bigint) AS n FROM pushes p, jsonb_each_text(p.vendor_successes) AS j(k, v)
+            WHERE p.group_key IS NOT DISTINCT FROM g.group_key GROUP BY k) AS x) AS vendor_successes
 FROM groups g
 LEFT JOIN timing t ON t.group_key IS NOT DISTINCT FROM g.group_key
 ORDER BY g.created_at, g.object_id
