@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""One push to channel `all` of the app `bench`, for scripts/bench-fanout and scripts/bench-fanout-ab.
+"""One push to channel `all` (or $CHANNEL) of the app `bench`, for scripts/bench-fanout, scripts/bench-fanout-ab and
+scripts/bench-vendors.
 
-  fanout_push.py PORT SERVER_PID POSTMASTER_PID SIMULATOR_PID
+  [CHANNEL=all] fanout_push.py PORT SERVER_PID POSTMASTER_PID SIMULATOR_PID
   -> "WALL SUCCESSES,DEVICES,ERRORS PEAK_RSS_KIB SERVER_US,POSTGRES_US,SIMULATOR_US,DRIVERS_US"
 
 Posts the push, polls its record every 0.5 s (and the server's peak RSS) until it leaves "in-queue", and
@@ -41,7 +42,7 @@ def peak_rss():
 payload = {"alert": {"title": "Bench", "body": "One push to every device"}, "sound": "default"}
 before = cpu()
 start = time.monotonic()
-push = call("/1.1/push", json.dumps({"channels": ["all"], "data": payload}).encode())["objectId"]
+push = call("/1.1/push", json.dumps({"channels": [os.environ.get("CHANNEL", "all")], "data": payload}).encode())["objectId"]
 rss = 0
 while True:
     record = call(f"/1.1/notifications/{push}")
