@@ -26,6 +26,13 @@ RAW_TEXT = {
     "scratch.objects": "public.objects",
     "String(pageSize)": "2000",  # rebuild's FETCH (a count cannot be a parameter)
     "sendableStates": "'targeting', 'sending'",  # FanOutStore's claim: JobState.sendable as literals
+    # PushCounterRun.addedCounts(current, added): counts of two jsonb objects summed key by key.
+    'PushCounterRun.addedCounts("vendor_successes", "x.v")':
+        "coalesce((SELECT jsonb_object_agg(k, coalesce((vendor_successes ->> k)::bigint, 0) "
+        "+ coalesce((x.v ->> k)::bigint, 0)) FROM jsonb_object_keys(vendor_successes || x.v) AS k), '{}')",
+    'PushCounterRun.addedCounts("s.vendor_successes", "c.vendors")':
+        "coalesce((SELECT jsonb_object_agg(k, coalesce((s.vendor_successes ->> k)::bigint, 0) "
+        "+ coalesce((c.vendors ->> k)::bigint, 0)) FROM jsonb_object_keys(s.vendor_successes || c.vendors) AS k), '{}')",
 }
 
 # Interpolated SQL fragments (PGQuery values, not parameters), as the code builds them, by expression or by

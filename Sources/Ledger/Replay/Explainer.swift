@@ -37,8 +37,7 @@ public struct Explainer: Sendable {
             let batches =
                 tokens.lazy.map { push.batches(objectId: objectId, token: $0) }.first { !$0.isEmpty }
                 ?? push.batches(objectId: objectId, token: nil)
-            // Conditions are those of the first targeting; the outcome is the last batch's, where a batch handed
-            // back by a sender shutting down was queued again.
+            // Conditions are those of the first targeting, the outcome the last one's.
             let (instant, source) = push.instant(batch: batches.first.map { ($0.number, $0.event) })
 
             let scratch = try await ReplayScratch.create(on: conn, indexedInstallations: true)

@@ -28,8 +28,8 @@ struct PushHistory: Sendable {
     }
 
     /// The `PushTargeted` batches that hold the installation (by objectId, or by token for a `/push/devices`
-    /// target whose installation was unknown when it was requested), in order: more than one when a sender
-    /// shutting down handed its batch back and the targets were queued again as a new batch.
+    /// target whose installation was unknown when it was requested), in order: one, unless a later request
+    /// of the push named it again.
     func batches(objectId: String, token: String?) -> [(number: Int, event: TimedEvent, target: PushTarget)] {
         targeted.compactMap { event, data in
             let target = data.targets.first {
@@ -55,7 +55,15 @@ struct PushHistory: Sendable {
     /// every part is read: a target is failed where a part says so, and delivered once the parts account for
     /// every target of the batch (at the last part's time, the latest it can have been accepted).
     func outcome(batch: Int, target: PushTarget, keys: [String]) -> Explanation.Delivery {
-        let parts = delivered.filter { $0.data.batch == Int64(batch) }
+        var parts = delivered.filter { $0.data.batch == Int64(batch) }
+        // Targets a sender handed back while shutting down went out again in batches of their own, which no
+        // `PushTargeted` names: those batches' outcomes are read as this batch's (with several batches handed
+        // back at once, their outcomes cannot be told apart by batch, only by the failures they name).
+        if parts.contains(where: { ($0.data.handedBack ?? 0) > 0 }) {
+            let targetedNumbers = Set(targeted.map(\.data.batch))
+            parts += delivered.filter { !targetedNumbers.contains($0.data.batch) }
+            parts.sort { $0.event.at < $1.event.at }
+        }
         for (event, data) in parts {
             if let reason = keys.lazy.compactMap({ data.failures[$0] }).first {
                 return .failed(batch: batch, reason: reason, at: event.at)
@@ -65,9 +73,7 @@ struct PushHistory: Sendable {
             return channelOutcome(batch: batch, objectId: target.objectId)
         }
         let size = targeted.first { $0.data.batch == Int64(batch) }?.data.targets.count ?? 0
-        let accounted = parts.reduce(Int64(0)) {
-            $0 + $1.data.successes + $1.data.errors + ($1.data.handedBack ?? 0) + ($1.data.queued ?? 0)
-        }
+        let accounted = parts.reduce(Int64(0)) { $0 + $1.data.successes + $1.data.errors + ($1.data.queued ?? 0) }
         if let last = parts.last, accounted >= Int64(size) { return .delivered(batch: batch, at: last.event.at) }
         if events.contains(where: { $0.event.type == PushEvent.cancelled }) { return .cancelled(batch: batch) }
         return .pending(batch: batch)
