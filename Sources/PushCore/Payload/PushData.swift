@@ -58,8 +58,9 @@ public struct PushData: Sendable, Hashable {
         case .apns: return content(for: .ios)
         case .wns: return content(for: .windows)
         case .channel(let platform): return content(for: platform)
-        case .fcm:
-            guard fields["fcm"]?.objectValue != nil else { return content(for: .android) }
+        case .fcm(let leanCloudShape):
+            // `android` is for the own channel and FCM devices saved without a vendor (SPEC §12.3).
+            guard fields["fcm"]?.objectValue != nil || leanCloudShape else { return content(for: .android) }
             return vendorFields(.fcm)
         case .vendor(let vendor): return vendorFields(vendor)
         case .unknownVendor: return nil
