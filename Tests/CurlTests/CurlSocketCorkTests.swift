@@ -75,6 +75,8 @@ struct CurlSocketCorkTests {
             #expect(response.body == Array("lone \(i)".utf8))
         }
         await client.shutdown()
-        #expect(durations.sorted()[durations.count / 2] < .milliseconds(100))
+        // A cork left on holds back every lone request by 200 ms; a busy machine (the suites run in parallel)
+        // slows some of them, never all: so the fastest of the fifteen is what tells.
+        #expect(durations.min()! < .milliseconds(100))
     }
 }
