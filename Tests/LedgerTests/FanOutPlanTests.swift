@@ -52,7 +52,7 @@ struct FanOutPlanTests {
         let single = LedgerComponents(
             databaseURL: db.url, maxConnections: 1, genericPlanLifetime: TestDatabase.planCountingLifetime)
         let pushId = try await SimulatedPushes.push(
-            ["channels": ["all"], "data": ["alert": "hi"]], app: app, at: t0, single, pageSize: 1)
+            ["channels": ["all"], "data": ["alert": "hi"]], app: app, at: t0, single, pageSize: 1, batchesPerPage: 1)
         try await SimulatedPushes.deliverPending(at: t0, single)
         let record = try #require(try await single.pushes.get(appId: app.appId, pushId: pushId))
         #expect(record.json["successes"]?.intValue == 10, "\(record.json)")

@@ -6,16 +6,17 @@ import PushLedgerServer
 /// Drives the push pipeline by hand at simulated instants — request, targeting, delivery — the way
 /// `serve`'s fan-out does, without a provider, so tests can place each step on a chosen day.
 public enum SimulatedPushes {
-    /// A push call at `now`, targeted at once (every page, of `pageSize` targets). Returns the push's objectId.
+    /// A push call at `now`, targeted at once (every page, of `batchesPerPage` batches of `pageSize` targets).
+    /// Returns the push's objectId.
     public static func push(
         _ body: JSON, app: App, at now: Date, _ ledger: LedgerComponents,
         metadata: EventMetadata = EventMetadata(keyKind: "master"), devices: Bool = false,
-        pageSize: Int = PushEvent.batchSize
+        pageSize: Int = PushEvent.batchSize, batchesPerPage: Int = 3
     ) async throws -> String {
         let request = try PushRequest.parse(
             body.objectValue ?? [:], devicesEndpoint: devices, headerProd: nil, now: now)
         let accepted = try await ledger.pushes.request(request, app: app, metadata: metadata, now: now)
-        let targeting = PushTargeting(store: ledger.events, pageSize: pageSize)
+        let targeting = PushTargeting(store: ledger.events, pageSize: pageSize, batchesPerPage: batchesPerPage)
         while try await targeting.step(app: app, pushId: accepted.objectId, now: now) {}
         return accepted.objectId
     }

@@ -278,9 +278,11 @@ public struct PushBatches: Sendable {
     )
         async throws
     {
+        // In id order, as `remember` bounds its range by the first and the last: a batch is in page order
+        // only within each vendor lane (`PushTargeting.batches(of:size:)`).
         let reached = zip(targets, outcomes).compactMap { t, o in
             o == .delivered && !t.objectId.isEmpty ? t.objectId : nil
-        }
+        }.sorted()
         try await LastDeliveries.remember(
             appId: claim.appId, pushId: claim.pushId, objectIds: reached, at: at, on: conn)
     }

@@ -2,16 +2,35 @@ import Foundation
 import Postgres
 import PushCore
 
-/// Advances due pushes one keyset page at a time (SPEC §4.3). Each page is one transaction: the targets are
-/// appended as a `PushTargeted` event, written as a batch row, and the job's cursor moves, all or nothing,
-/// so a crash resumes exactly where the last committed page ended and memory stays flat for any audience.
+/// Advances due pushes one keyset page at a time (SPEC §4.3). Each page is one transaction: its targets are
+/// appended as `PushTargeted` events of up to `pageSize` each, written as batch rows, and the job's cursor
+/// moves, all or nothing, so a crash resumes exactly where the last committed page ended and memory stays flat
+/// for any audience.
 public struct PushTargeting: Sendable {
     let store: EventStore
+    /// Targets per batch.
     let pageSize: Int
+    /// Batches a page is cut into. A page holds `pageSize × batchesPerPage` installations, grouped by vendor
+    /// lane before it is cut (`batches(of:size:)`), so that a vendor's devices of the page share batches and its
+    /// lists fill up: with six vendors evenly mixed, a page of 3,000 gives each about 500 in one batch.
+    let batchesPerPage: Int
 
-    public init(store: EventStore, pageSize: Int = PushEvent.batchSize) {
+    public init(store: EventStore, pageSize: Int = PushEvent.batchSize, batchesPerPage: Int = 3) {
         self.store = store
         self.pageSize = pageSize
+        self.batchesPerPage = max(1, batchesPerPage)
+    }
+
+    /// `targets` cut into batches of at most `size`, an Android vendor's devices of one profile next to each other
+    /// (in their page order), every other device where it was. Sorted by (lane, position), so the order is the
+    /// same whatever the sort's stability.
+    static func batches(of targets: [PushTarget], size: Int) -> [[PushTarget]] {
+        let lanes = targets.enumerated().map { index, target -> (lane: String, index: Int) in
+            guard case .vendor(let vendor) = DeliveryRoute(target) else { return ("", index) }
+            return ("\(vendor.rawValue)\u{0}\(target.profile ?? "")", index)
+        }
+        let ordered = lanes.sorted { ($0.lane, $0.index) < ($1.lane, $1.index) }.map { targets[$0.index] }
+        return stride(from: 0, to: ordered.count, by: size).map { Array(ordered[$0..<min($0 + size, ordered.count)]) }
     }
 
     /// Pushes whose time has come and which still need targeting (oldest first).
@@ -105,7 +124,8 @@ public struct PushTargeting: Sendable {
             }
             let quota = app.intSetting("daily_push_quota")
             let allowed = min(
-                Int64(pageSize), max(0, quota - (try await PushLimits.devicesToday(app: app, now: now, on: conn))))
+                Int64(pageSize * batchesPerPage),
+                max(0, quota - (try await PushLimits.devicesToday(app: app, now: now, on: conn))))
             let rows = try await conn.query(
                 """
                 SELECT object_id, device_type, device_token, registration_id, subscription_uri, device_profile, badge,
@@ -147,14 +167,14 @@ public struct PushTargeting: Sendable {
                 targets = try await incrementBadges(targets, tx: tx, at: at)
             }
             let batchNo = job.batches
-            if !targets.isEmpty {
+            let cut = Self.batches(of: targets, size: pageSize)
+            for (offset, batch) in cut.enumerated() {
                 events.append(
                     NewEvent(
                         PushEvent.targeted,
-                        PushTargeted(
-                            objectId: pushId, batch: Int64(batchNo), targets: targets, at: at)))
+                        PushTargeted(objectId: pushId, batch: Int64(batchNo + offset), targets: batch, at: at)))
             }
-            let batches = batchNo + (targets.isEmpty ? 0 : 1)
+            let batches = batchNo + cut.count
             let devices = job.targeted + Int64(targets.count)
             let more = allowed > 0 && rows.count == allowed
             let next = try await FanOutStore.recordPage(
@@ -178,11 +198,11 @@ public struct PushTargeting: Sendable {
                 }
             }
             try await tx.append(stream: stream, expectedVersion: version, events)
-            if !targets.isEmpty {
-                // `PushTargeted` is the page's first event.
+            for offset in cut.indices {
+                // The page's `PushTargeted` events are its first ones, a batch each.
                 try await FanOutStore.insertTargetedBatch(
-                    appId: app.appId, pushId: pushId, number: batchNo, stream: stream, version: version + 1,
-                    recordedSince: job.transactionStart, on: conn)
+                    appId: app.appId, pushId: pushId, number: batchNo + offset, stream: stream,
+                    version: version + 1 + offset, recordedSince: job.transactionStart, on: conn)
             }
             return more
         }
