@@ -8,11 +8,13 @@ struct APNsPayloadTests {
     }
 
     @Test func seedExampleWithIncrementAndCustomKeys() throws {
-        let data = #"{"alert":"The Mets scored!","badge":"Increment","sound":"cheering.caf","title":"Mets Score!"}"#
+        // LeanCloud's `title` is the alert's title (its REST guide), not a custom key.
+        let data =
+            #"{"alert":"The Mets scored!","badge":"Increment","sound":"cheering.caf","title":"Mets Score!","k":1}"#
         let p = try payload(data, badge: 4)
         #expect(
-            p.body == #"{"_nid":"nid1","aps":{"alert":"The Mets scored!","badge":4,"sound":"cheering.caf"},"#
-                + #""title":"Mets Score!"}"#)
+            p.body == #"{"_nid":"nid1","aps":{"alert":{"body":"The Mets scored!","title":"Mets Score!"},"badge":4,"#
+                + #""sound":"cheering.caf"},"k":1}"#)
         #expect(p.pushType == .alert)
         #expect(p.priority == 10)
         #expect(p.json.encoded() == p.body)
@@ -105,5 +107,39 @@ struct APNsPayloadTests {
         let p = try APNsPayload(content: content, notificationId: "n", badge: nil)
         #expect(p.body.utf8.count == 4096)
         #expect(throws: PushDataError.self) { try APNsPayload(content: content, notificationId: "nn", badge: nil) }
+    }
+
+    @Test("title and subtitle join the alert; an alert dictionary's own title wins")
+    func titleAndSubtitleJoinTheAlert() throws {
+        let p = try payload(#"{"alert":"B","title":"T","subtitle":"S"}"#)
+        #expect(p.body == #"{"_nid":"nid1","aps":{"alert":{"body":"B","subtitle":"S","title":"T"}}}"#)
+        let own = try payload(#"{"alert":{"title":"own","body":"B"},"title":"T"}"#)
+        #expect(own.body == #"{"_nid":"nid1","aps":{"alert":{"body":"B","title":"own"}}}"#)
+        let titleOnly = try payload(#"{"title":"T"}"#)
+        #expect(titleOnly.body == #"{"_nid":"nid1","aps":{"alert":{"title":"T"}}}"#)
+        #expect(titleOnly.pushType == .alert)
+        #expect(throws: PushDataError.self) { try payload(#"{"alert":"B","title":5}"#) }
+    }
+
+    @Test("collapse-id, apns-priority and apns-push-type are headers, never custom keys")
+    func headerKeys() throws {
+        let p = try payload(#"{"alert":"B","collapse-id":"score","apns-priority":"5","apns-push-type":"alert"}"#)
+        #expect(p.body == #"{"_nid":"nid1","aps":{"alert":"B"}}"#)
+        #expect((p.collapseId, p.priority, p.pushType) == ("score", 5, .alert))
+        let voip = try payload(#"{"alert":"ring","apns-push-type":"voip"}"#)
+        #expect((voip.pushType, voip.priority, voip.collapseId) == (.voip, 10, nil))
+        let plain = try payload(#"{"alert":"B"}"#)
+        #expect((plain.pushType, plain.priority, plain.collapseId) == (.alert, 10, nil))
+    }
+
+    @Test("bad header keys are refused when the push is requested")
+    func badHeaderKeys() throws {
+        for data in [
+            #"{"alert":"B","apns-push-type":"telegram"}"#, #"{"alert":"B","apns-priority":7}"#,
+            #"{"alert":"B","collapse-id":"a\r\nX-Injected: 1"}"#,
+            #"{"alert":"B","collapse-id":"\#(String(repeating: "x", count: 65))"}"#, #"{"alert":"B","collapse-id":3}"#,
+        ] {
+            #expect(throws: PushDataError.self, "\(data)") { try PushData(JSON.parse(data)) }
+        }
     }
 }

@@ -28,11 +28,15 @@ struct BatchPlan: Sendable {
     struct APNsBody: Sendable {
         let bytes: [UInt8]
         let pushType: APNsPushType
-        var priority: Int { pushType.priority }
+        let priority: Int
+        /// The push's own `collapse-id`, nil when it names none.
+        let collapseId: String?
 
         init(_ payload: APNsPayload) {
             bytes = Array(payload.body.utf8)
             pushType = payload.pushType
+            priority = payload.priority
+            collapseId = payload.collapseId
         }
     }
 

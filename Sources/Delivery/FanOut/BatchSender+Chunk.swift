@@ -90,8 +90,9 @@ extension BatchSender {
                     deviceToken: target.token, payload: payload.bytes, pushType: payload.pushType,
                     priority: payload.priority,
                     expiration: request.expiration.map { LeanDate.unixMilliseconds($0) / 1000 },
-                    // Re-sent batches after a crash collapse into one notification on the device.
-                    collapseId: claim.pushId,
+                    // Re-sent batches after a crash collapse into one notification on the device, unless the
+                    // push names its own collapse id.
+                    collapseId: payload.collapseId ?? claim.pushId,
                     // Fixed now, so a retry of this notification repeats its id.
                     apnsId: FastUUID.make())
                 notification.topic = topic

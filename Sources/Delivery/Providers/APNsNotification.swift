@@ -49,7 +49,8 @@ public struct APNsNotification: Sendable {
     ) {
         self.init(
             deviceToken: deviceToken, payload: Array(payload.body.utf8), pushType: payload.pushType,
-            priority: payload.priority, expiration: expiration, collapseId: collapseId, apnsId: apnsId
+            priority: payload.priority, expiration: expiration, collapseId: collapseId ?? payload.collapseId,
+            apnsId: apnsId
         )
     }
 }

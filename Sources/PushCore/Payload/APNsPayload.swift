@@ -1,19 +1,29 @@
 /// The JSON body of one APNs request, built from a push's iOS content (SPEC §4.4) plus what the headers need.
 ///
 /// LeanCloud's top-level keys (`alert`, `badge`, `sound`, `content-available`, `mutable-content`, `category`,
-/// `thread-id`) go into `aps`; an Apple-style `aps` object in the content is merged over them; every other key
-/// travels beside `aps`, and `_nid` (the push's objectId, for open attribution) is always at the top level.
+/// `thread-id`) go into `aps`, `title` and `subtitle` into `aps.alert`; an Apple-style `aps` object in the
+/// content is merged over them; `collapse-id`, `apns-priority` and `apns-push-type` set those headers (LeanCloud's
+/// REST guide); every other key travels beside `aps`, and `_nid` (the push's objectId, for open attribution) is
+/// always at the top level.
 public struct APNsPayload: Sendable, Hashable {
     /// Apple's limit for a regular remote notification.
     public static let maxBytes = 4096
+    /// Apple's limit on `apns-collapse-id`.
+    public static let maxCollapseIdBytes = 64
 
     public let json: JSON
     public let pushType: APNsPushType
     /// The encoded body (sorted keys), counted against `maxBytes`.
     public let body: String
+    /// The `apns-priority` header: the push's `apns-priority`, else its type's default (10, or 5 for background).
+    public let priority: Int
+    /// The push's `collapse-id`: the `apns-collapse-id` header instead of the push's objectId.
+    public let collapseId: String?
 
-    /// The `apns-priority` header: 10, or 5 for background pushes.
-    public var priority: Int { pushType.priority }
+    /// Keys of the content that are headers of the request, never custom data.
+    static let headerKeys: Set<String> = ["collapse-id", "apns-priority", "apns-push-type"]
+    /// Keys of the content that go into `aps.alert`.
+    static let alertTextKeys: Set<String> = ["title", "subtitle"]
 
     static let apsKeys: Set<String> = [
         "alert", "badge", "sound", "content-available", "mutable-content", "category", "thread-id",
@@ -33,7 +43,10 @@ public struct APNsPayload: Sendable, Hashable {
         var aps = try APNsPayload.aps(from: content)
         if aps["badge"] == "Increment" { aps["badge"] = badge.map { .int($0) } }
         var top: [String: JSON] = [:]
-        for (key, value) in content where !APNsPayload.apsKeys.contains(key) && key != "aps" {
+        for (key, value) in content
+        where !APNsPayload.apsKeys.contains(key) && !APNsPayload.headerKeys.contains(key)
+            && !APNsPayload.alertTextKeys.contains(key) && key != "aps"
+        {
             top[key] = value
         }
         top["aps"] = .object(aps)
@@ -44,7 +57,10 @@ public struct APNsPayload: Sendable, Hashable {
             aps["content-available"] != nil && aps["alert"] == nil && aps["badge"] == nil
             && aps["sound"] == nil
         json = .object(top)
-        pushType = silent ? .background : .alert
+        let headers = try APNsPayload.headers(from: content)
+        pushType = headers.pushType ?? (silent ? .background : .alert)
+        priority = headers.priority ?? pushType.priority
+        collapseId = headers.collapseId
         body = json.encoded()
         let size = body.utf8.count
         guard size <= APNsPayload.maxBytes else {
@@ -61,10 +77,56 @@ public struct APNsPayload: Sendable, Hashable {
         return content["badge"] == "Increment"
     }
 
+    /// The headers the content names, checked: Apple's push types, priorities 1, 5 and 10, a collapse id of
+    /// printable ASCII within Apple's 64 bytes (a header value: no CR/LF can reach the request).
+    static func headers(
+        from content: [String: JSON]
+    ) throws(PushDataError) -> (pushType: APNsPushType?, priority: Int?, collapseId: String?) {
+        var pushType: APNsPushType?
+        if let value = content["apns-push-type"], !value.isNull {
+            guard let name = value.stringValue, let type = APNsPushType(rawValue: name) else {
+                let known = APNsPushType.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .invalid("apns-push-type must be one of \(known)")
+            }
+            pushType = type
+        }
+        var priority: Int?
+        if let value = content["apns-priority"], !value.isNull {
+            let number = value.intValue.map(Int.init) ?? value.stringValue.flatMap { Int($0) }
+            guard let number, [1, 5, 10].contains(number) else { throw .invalid("apns-priority must be 1, 5 or 10") }
+            priority = number
+        }
+        var collapseId: String?
+        if let value = content["collapse-id"], !value.isNull {
+            guard let id = value.stringValue, !id.isEmpty, id.utf8.count <= maxCollapseIdBytes,
+                id.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F })
+            else {
+                throw .invalid("collapse-id must be 1 to \(maxCollapseIdBytes) bytes of printable ASCII")
+            }
+            collapseId = id
+        }
+        return (pushType, priority, collapseId)
+    }
+
     /// The validated and normalised `aps` dictionary.
     static func aps(from content: [String: JSON]) throws(PushDataError) -> [String: JSON] {
         var source: [String: JSON] = [:]
         for key in apsKeys { if let value = content[key] { source[key] = value } }
+        // LeanCloud's `title` and `subtitle` are the alert's: a string alert becomes its body.
+        let texts = alertTextKeys.sorted().compactMap { key in content[key].map { (key, $0) } }
+        for (key, value) in texts where !value.isNull && value.stringValue == nil {
+            throw .invalid("\(key) must be a string, not \(value.typeName)")
+        }
+        if !texts.isEmpty {
+            var alert: [String: JSON]
+            switch source["alert"] {
+            case .object(let fields)?: alert = fields
+            case .string(let body)?: alert = ["body": .string(body)]
+            default: alert = [:]
+            }
+            for (key, value) in texts where alert[key] == nil && !value.isNull { alert[key] = value }
+            if !alert.isEmpty { source["alert"] = .object(alert) }
+        }
         if let explicit = content["aps"] {
             guard case .object(let fields) = explicit else {
                 throw .invalid("aps must be a JSON object, not \(explicit.typeName)")
