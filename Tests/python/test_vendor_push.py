@@ -405,6 +405,22 @@ def test_access_tokens_are_refreshed_after_expiry_and_after_an_auth_error(server
         assert after[key]["accepted"] - before[key]["accepted"] == 1, (v, before[key], after[key])
 
 
+def test_an_unknown_vendor_is_refused_at_save_with_nothing_written(server, app):
+    before = server.event_count(app.app_id)
+    body = {"deviceType": "android", "registrationId": "r-" + secrets.token_hex(6),
+            "installationId": "i-" + secrets.token_hex(6), "vendor": "nokia"}
+    r = requests.post(server.url("/installations"), json=body, headers=app.master_headers())
+    assert r.status_code == 400 and r.json()["code"] == 1 and "vendor" in r.json()["error"], r.text
+    object_id = android(server, app, "HMS", "hms-" + secrets.token_hex(8), "nokia-" + secrets.token_hex(3))
+    after_save = server.event_count(app.app_id)
+    assert after_save == before + 1
+    r = requests.put(server.url("/installations/" + object_id), json={"vendor": "nokia"},
+                     headers=app.master_headers())
+    assert r.status_code == 400 and r.json()["code"] == 1, r.text
+    assert server.event_count(app.app_id) == after_save
+    assert installation(server, app, object_id)["vendor"] == "HMS"
+
+
 @pytest.mark.parametrize("setting, named", [
     ("hms.app_secret=x", "hms.app_secret"),
     ("nokia.app_id=1", "nokia.app_id"),

@@ -123,6 +123,15 @@ public final class OAuthAccessTokenProvider: Sendable {
 
 extension OAuthAccessTokenProvider {
     /// A form-encoded `POST` to a token endpoint, asking for a JSON answer.
+    /// OAuth's client-credentials grant (RFC 6749 §4.4) at `endpoint`: WNS' (with its scope), Huawei's and Honor's.
+    public static func clientCredentialsRequest(
+        endpoint: String, clientId: String, secret: String, scope: String? = nil, timeout: Duration
+    ) -> CurlRequest {
+        var form = [("grant_type", "client_credentials"), ("client_id", clientId), ("client_secret", secret)]
+        if let scope { form.append(("scope", scope)) }
+        return formRequest(endpoint: endpoint, form: form, timeout: timeout)
+    }
+
     public static func formRequest(
         endpoint: String, form: [(name: String, value: String)], timeout: Duration
     ) -> CurlRequest {

@@ -20,12 +20,7 @@ public enum WNSAccessTokenProvider {
     public static func tokenRequest(
         packageSid: String, secret: String, tokenEndpoint: String, timeout: Duration = .seconds(15)
     ) -> CurlRequest {
-        OAuthAccessTokenProvider.formRequest(
-            endpoint: tokenEndpoint,
-            form: [
-                ("grant_type", "client_credentials"), ("client_id", packageSid), ("client_secret", secret),
-                ("scope", scope),
-            ],
-            timeout: timeout)
+        OAuthAccessTokenProvider.clientCredentialsRequest(
+            endpoint: tokenEndpoint, clientId: packageSid, secret: secret, scope: scope, timeout: timeout)
     }
 }

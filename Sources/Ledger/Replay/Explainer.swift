@@ -34,11 +34,10 @@ public struct Explainer: Sendable {
             let shown = (stream + presence).sorted { $0.at < $1.at }
 
             let tokens = Self.tokensEverHeld(stream)
-            let batches =
-                tokens.lazy.map { push.batches(objectId: objectId, token: $0) }.first { !$0.isEmpty }
-                ?? push.batches(objectId: objectId, token: nil)
-            // Conditions are those of the first targeting, the outcome the last one's.
-            let (instant, source) = push.instant(batch: batches.first.map { ($0.number, $0.event) })
+            let batch =
+                tokens.lazy.compactMap { push.batch(objectId: objectId, token: $0) }.first
+                ?? push.batch(objectId: objectId, token: nil)
+            let (instant, source) = push.instant(batch: batch.map { ($0.number, $0.event) })
 
             let scratch = try await ReplayScratch.create(on: conn, indexedInstallations: true)
             let fold = InstallationFold(appId: app.appId, at: instant)
@@ -62,8 +61,8 @@ public struct Explainer: Sendable {
             try await scratch.drop(on: conn)
 
             let delivery: Explanation.Delivery =
-                if let last = batches.last {
-                    push.outcome(batch: last.number, target: last.target, keys: [objectId] + tokens)
+                if let batch {
+                    push.outcome(batch: batch.number, target: batch.target, keys: [objectId] + tokens)
                 } else {
                     .notTargeted(note: conditions.allSatisfy { $0.met == true } ? push.notTargetedNote : nil)
                 }
@@ -72,7 +71,7 @@ public struct Explainer: Sendable {
                 instantSource: source, audience: Self.audience(push.request),
                 history: shown.filter { $0.at <= instant }.map(Self.entry),
                 laterEvents: shown.filter { $0.at > instant }.map(Self.entry), conditions: conditions,
-                delivery: delivery, route: batches.last.map { DeliveryRoute($0.target).serviceName })
+                delivery: delivery, route: batch.map { DeliveryRoute($0.target).serviceName })
         }
     }
 

@@ -27,16 +27,16 @@ struct PushHistory: Sendable {
         }
     }
 
-    /// The `PushTargeted` batches that hold the installation (by objectId, or by token for a `/push/devices`
-    /// target whose installation was unknown when it was requested), in order: one, unless a later request
-    /// of the push named it again.
-    func batches(objectId: String, token: String?) -> [(number: Int, event: TimedEvent, target: PushTarget)] {
-        targeted.compactMap { event, data in
+    /// The `PushTargeted` batch that holds the installation (by objectId, or by token for a `/push/devices`
+    /// target whose installation was unknown when it was requested), with its target.
+    func batch(objectId: String, token: String?) -> (number: Int, event: TimedEvent, target: PushTarget)? {
+        for (event, data) in targeted {
             let target = data.targets.first {
                 $0.objectId == objectId || ($0.objectId.isEmpty && token != nil && $0.token == token)
             }
-            return target.map { (Int(data.batch), event, $0) }
+            if let target { return (Int(data.batch), event, target) }
         }
+        return nil
     }
 
     /// When the installation was (or would have been) targeted, and which event says so.

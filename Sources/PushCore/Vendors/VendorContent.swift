@@ -17,29 +17,12 @@ public struct VendorContent: Sendable, Hashable {
     public init(_ content: [String: JSON], notificationId: String, options: VendorOptions) throws(PushDataError) {
         var json = content
         json["_nid"] = .string(notificationId)
-        var silent = false
-        if let value = content["silent"], !value.isNull {
-            guard let flag = value.boolValue else { throw .invalid("silent must be a boolean, not \(value.typeName)") }
-            silent = flag
-        }
-        var body: String?
-        var alertTitle: String?
-        switch content["alert"] {
-        case nil, .null?: break
-        case .string(let text)?: body = text
-        case .object(let fields)?:
-            body = fields["body"]?.stringValue
-            alertTitle = fields["title"]?.stringValue
-        case let other?: throw .invalid("alert must be a string or an object, not \(other.typeName)")
-        }
-        if let value = content["title"], !value.isNull, value.stringValue == nil {
-            throw .invalid("title must be a string, not \(value.typeName)")
-        }
+        let shown = try AndroidNotificationText(content)
         self.json = json
         self.text = JSON.object(json).encoded()
-        self.title = content["title"]?.stringValue ?? alertTitle
-        self.body = body
-        self.silent = silent
+        self.title = shown.title
+        self.body = shown.body
+        self.silent = shown.silent
         self.notificationChannel = content["_notificationChannel"]?.stringValue
         self.options = options
     }

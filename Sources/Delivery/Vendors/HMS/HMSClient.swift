@@ -36,10 +36,8 @@ final class HMSClient: VendorClient {
         self.http = http
         let tokenEndpoint = settings["token_endpoint"] ?? Self.productionTokenEndpoint
         tokens = OAuthAccessTokenProvider(http: http.client, now: now) { _ in
-            OAuthAccessTokenProvider.formRequest(
-                endpoint: tokenEndpoint,
-                form: [("grant_type", "client_credentials"), ("client_id", appId), ("client_secret", secret)],
-                timeout: http.timeout)
+            OAuthAccessTokenProvider.clientCredentialsRequest(
+                endpoint: tokenEndpoint, clientId: appId, secret: secret, timeout: http.timeout)
         }
     }
 

@@ -34,10 +34,8 @@ final class HonorClient: VendorClient {
         self.http = http
         let tokenEndpoint = settings["token_endpoint"] ?? Self.productionTokenEndpoint
         tokens = OAuthAccessTokenProvider(http: http.client, now: now) { _ in
-            OAuthAccessTokenProvider.formRequest(
-                endpoint: tokenEndpoint,
-                form: [("grant_type", "client_credentials"), ("client_id", clientId), ("client_secret", secret)],
-                timeout: http.timeout)
+            OAuthAccessTokenProvider.clientCredentialsRequest(
+                endpoint: tokenEndpoint, clientId: clientId, secret: secret, timeout: http.timeout)
         }
     }
 
