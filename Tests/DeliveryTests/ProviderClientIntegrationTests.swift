@@ -1,6 +1,7 @@
 import Curl
 import Foundation
 import HTTP2TestSupport
+import PushCore
 import Testing
 
 @testable import Delivery
@@ -62,7 +63,7 @@ struct ProviderClientIntegrationTests {
             outcomes
                 == notifications.map {
                     $0.deviceToken == "00"
-                        ? .permanent(reason: .httpStatus(404)) : .success(id: $0.apnsId!.uuidString)
+                        ? .permanent(reason: .httpStatus(404)) : .success(id: $0.apnsId.uuidString)
                 })
         #expect(statistics.requests == 120)
     }
@@ -86,7 +87,7 @@ struct ProviderClientIntegrationTests {
         let successes = await withTaskGroup(of: Bool.self) { group in
             for index in 0..<40 {
                 group.addTask {
-                    await client.send(message: ["token": .string("t\(index)"), "data": ["k": "v"]]).outcome
+                    await client.send(FCMMessage(message: ["token": .string("t\(index)"), "data": ["k": "v"]])).outcome
                         == .success(id: "projects/demo-project/messages/1")
                 }
             }
@@ -109,7 +110,7 @@ struct ProviderClientIntegrationTests {
                 caFile: TestCertificates.shared.caFile
             )
         )
-        let result = await client.send(message: ["token": "t"])
+        let result = await client.send(FCMMessage(message: ["token": "t"]))
         await client.shutdown()
         guard case .permanent(.accessToken(.refused(let status, _, _))) = result.outcome else {
             Issue.record("unexpected \(result)")

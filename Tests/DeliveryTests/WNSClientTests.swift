@@ -51,11 +51,11 @@ import Testing
 
     @Test func aSecondRefusalAfterOneRefreshIsFinal() async {
         // The retry loop refreshes once (RetryPolicy.maxCredentialRefreshes), then gives up with the answer.
-        var answers = [401, 401, 200]
-        let result = await RetryLoop.run(policy: RetryPolicy(), random: { 0 }, sleep: { _ in }) {
-            WNSResponseMapping.outcome(status: answers.removeFirst(), headers: [:])
-        }
-        #expect(result == DeliveryResult(outcome: .expiredProviderToken(reason: .wns(.unauthorized)), attempts: 2))
+        let answers = [401, 401, 200].map { WNSResponseMapping.outcome(status: $0, headers: [:]) }
+        let provider = PushProviderDeliverTests.Scripted(["uri": answers])
+        #expect(
+            await provider.deliver([["uri"]])
+                == [DeliveryResult(outcome: .expiredProviderToken(reason: .wns(.unauthorized)), attempts: 2)])
     }
 }
 

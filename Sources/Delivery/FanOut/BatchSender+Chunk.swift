@@ -12,16 +12,17 @@ extension BatchSender {
         case vendor(VendorLane, token: String)
     }
 
-    /// Sends one chunk of a batch: each provider client's notifications go out as one submission (first
-    /// attempts), then only the answers worth another attempt (429, 5xx, connection trouble, an expired
-    /// provider token) are retried, each on its own with backoff.
+    /// Sends one chunk of a batch through `PushProvider.deliver`: each provider client's requests of the chunk
+    /// go out together (one submission to libcurl for APNs, FCM and WNS; a vendor lane's devices in its
+    /// lists), then only the devices whose answer is worth another attempt (429, 5xx, connection trouble, an
+    /// expired provider token) again, with backoff.
     func deliver(
         _ chunk: [Int], plan: BatchPlan, claim: BatchClaim, request: PushRequest, gate: DispatchGate, now: Date
     ) async -> [(Int, Delivered)] {
         var delivered: [(Int, Delivered)] = []
-        var apns = ClientGroups<APNsClient>()
-        var fcm = ClientGroups<FCMClient>()
-        var wns = ClientGroups<WNSClient>()
+        var apns = ProviderGroups<APNsClient>()
+        var fcm = ProviderGroups<FCMClient>()
+        var wns = ProviderGroups<WNSClient>()
         var lanes: [VendorLane.Key: (lane: VendorLane, indices: [Int], tokens: [String])] = [:]
         for index in chunk {
             switch prepare(claim.targets[index], plan: plan, claim: claim, request: request, now: now) {
@@ -34,14 +35,13 @@ extension BatchSender {
                 lanes[lane.key]!.tokens.append(token)
             }
         }
-        let started = ContinuousClock.now
         await withTaskGroup(of: [(Int, Delivered)].self) { group in
-            Self.send(apns, in: &group, started: started, gate: gate, now: now)
-            Self.send(fcm, in: &group, started: started, gate: gate, now: now)
-            Self.send(wns, in: &group, started: started, gate: gate, now: now)
+            apns.send(in: &group, gate: gate, now: now)
+            fcm.send(in: &group, gate: gate, now: now)
+            wns.send(in: &group, gate: gate, now: now)
             for (lane, indices, tokens) in lanes.values {
                 group.addTask {
-                    await self.sendVendor(lane, indices, tokens, plan: plan, started: started, gate: gate, now: now)
+                    await self.sendVendor(lane, indices, tokens, plan: plan, gate: gate, now: now)
                 }
             }
             for await part in group { delivered.append(contentsOf: part) }
@@ -52,26 +52,32 @@ extension BatchSender {
     /// A vendor lane's devices of a chunk, in the vendor's lists; a daily-quota answer stops the vendor for
     /// the app's day.
     func sendVendor(
-        _ lane: VendorLane, _ indices: [Int], _ tokens: [String], plan: BatchPlan, started: ContinuousClock.Instant,
-        gate: DispatchGate, now: Date
+        _ lane: VendorLane, _ indices: [Int], _ tokens: [String], plan: BatchPlan, gate: DispatchGate, now: Date
     ) async -> [(Int, Delivered)] {
-        let results = await lane.client.send(lane.message, to: tokens)
-        let provider = lane.key.vendor.rawValue
-        let timer = FanOutMetrics.providerTimer(provider)
-        let elapsed = ContinuousClock.now - started
-        var quota = false
-        let delivered = zip(indices, results).map { index, result in
-            FanOutMetrics.providerSend(provider, timer: timer, elapsed, attempts: result.attempts)
-            if case .vendor(let reason)? = result.outcome.reason, reason.kind == .quota { quota = true }
-            return (
-                index,
-                Delivered(outcome: Self.classify(result.outcome, gate: gate, now: now), retries: result.attempts - 1)
-            )
-        }
+        let (delivered, quota) = await Self.deliver(
+            lane.client.requests(lane.message, to: tokens), through: lane.client, to: indices, gate: gate, now: now)
         if quota {
             await providers.stopForTheDay(app: plan.app, vendor: lane.key.vendor, profile: lane.key.profile, now: now)
         }
         return delivered
+    }
+
+    /// `requests` (whose devices are the targets at `indices`, in order) through `provider`: each target's
+    /// outcome, and whether a device's answer said the app's daily quota at the provider is used up. Times
+    /// each device for the metrics from the start to its last answer.
+    static func deliver<Provider: PushProvider>(
+        _ requests: [Provider.Request], through provider: Provider, to indices: [Int], gate: DispatchGate, now: Date
+    ) async -> (delivered: [(Int, Delivered)], quota: Bool) {
+        let answers = await provider.deliver(requests)
+        let timer = FanOutMetrics.providerTimer(provider.name)
+        var quota = false
+        let delivered = zip(indices, answers).map { index, answer in
+            FanOutMetrics.providerSend(provider.name, timer: timer, answer.elapsed, attempts: answer.result.attempts)
+            if case .vendor(let reason)? = answer.result.outcome.reason, reason.kind == .quota { quota = true }
+            let outcome = classify(answer.result.outcome, gate: gate, now: now)
+            return (index, Delivered(outcome: outcome, retries: answer.result.attempts - 1))
+        }
+        return (delivered, quota)
     }
 
     /// The notification for one target, or its outcome when no provider is needed (own channel, no content
@@ -92,9 +98,7 @@ extension BatchSender {
                     expiration: request.expiration.map { LeanDate.unixMilliseconds($0) / 1000 },
                     // Re-sent batches after a crash collapse into one notification on the device, unless the
                     // push names its own collapse id.
-                    collapseId: payload.collapseId ?? claim.pushId,
-                    // Fixed now, so a retry of this notification repeats its id.
-                    apnsId: FastUUID.make())
+                    collapseId: payload.collapseId ?? claim.pushId)
                 notification.topic = topic
                 return .apns(client, notification)
             case PushPlatform.android.rawValue:
@@ -145,113 +149,30 @@ extension BatchSender {
             return .done(.failed(reason: "InvalidPayload"))
         }
     }
-
-    /// A task per client of the chunk: its first attempts in one submission, then `settle`.
-    static func send<Client: ChunkSending>(
-        _ clients: ClientGroups<Client>, in group: inout TaskGroup<[(Int, Delivered)]>,
-        started: ContinuousClock.Instant, gate: DispatchGate, now: Date
-    ) {
-        for (client, indices, notifications) in clients.groups {
-            group.addTask {
-                let firsts = await client.firstAttempts(notifications)
-                return await settle(Client.provider, indices, firsts, started: started, gate: gate, now: now) {
-                    await client.retry(notifications[$0], first: $1)
-                }
-            }
-        }
-    }
-
-    /// Turns one client's first answers into outcomes: final answers as they are, the others through the
-    /// client's retry loop (concurrently, each waiting its own backoff). Times each notification for the
-    /// metrics from the chunk's start to its last answer.
-    static func settle(
-        _ provider: String, _ indices: [Int], _ firsts: [DeliveryOutcome], started: ContinuousClock.Instant,
-        gate: DispatchGate, now: Date, retry: @escaping @Sendable (Int, DeliveryOutcome) async -> DeliveryResult
-    ) async -> [(Int, Delivered)] {
-        let answered = ContinuousClock.now - started
-        var results: [(Int, DeliveryResult, Duration)] = []
-        results.reserveCapacity(firsts.count)
-        await withTaskGroup(of: (Int, DeliveryResult, Duration).self) { group in
-            for (position, first) in firsts.enumerated() {
-                switch first {
-                case .success, .invalidToken, .permanent:
-                    results.append((position, DeliveryResult(outcome: first, attempts: 1), answered))
-                case .retryable, .expiredProviderToken:
-                    group.addTask { (position, await retry(position, first), ContinuousClock.now - started) }
-                }
-            }
-            for await retried in group { results.append(retried) }
-        }
-        let timer = FanOutMetrics.providerTimer(provider)
-        return results.map { position, result, duration in
-            FanOutMetrics.providerSend(provider, timer: timer, duration, attempts: result.attempts)
-            let outcome = classify(result.outcome, gate: gate, now: now)
-            return (indices[position], Delivered(outcome: outcome, retries: result.attempts - 1))
-        }
-    }
 }
 
-/// Notifications of a chunk grouped by the client that sends them (normally one per provider), in order.
-struct ClientGroups<Client: ChunkSending> {
-    typealias Notification = Client.Notification
-
+/// Requests of a chunk grouped by the provider client that sends them (normally one per provider), in order.
+struct ProviderGroups<Provider: PushProvider> {
     private var order: [ObjectIdentifier] = []
-    private var members: [ObjectIdentifier: (client: Client, indices: [Int], notifications: [Notification])] = [:]
+    private var members: [ObjectIdentifier: (provider: Provider, indices: [Int], requests: [Provider.Request])] = [:]
 
-    mutating func add(_ client: Client, _ index: Int, _ notification: Notification) {
-        let key = ObjectIdentifier(client)
+    mutating func add(_ provider: Provider, _ index: Int, _ request: Provider.Request) {
+        let key = ObjectIdentifier(provider)
         if members[key] == nil {
             order.append(key)
-            members[key] = (client, [], [])
+            members[key] = (provider, [], [])
         }
         members[key]!.indices.append(index)
-        members[key]!.notifications.append(notification)
+        members[key]!.requests.append(request)
     }
 
-    var groups: [(Client, [Int], [Notification])] {
-        order.map { key in
-            let group = members[key]!
-            return (group.client, group.indices, group.notifications)
+    /// A task per provider client of the chunk, delivering its requests.
+    func send(in group: inout TaskGroup<[(Int, BatchSender.Delivered)]>, gate: DispatchGate, now: Date) {
+        for key in order {
+            let (provider, indices, requests) = members[key]!
+            group.addTask {
+                await BatchSender.deliver(requests, through: provider, to: indices, gate: gate, now: now).delivered
+            }
         }
-    }
-}
-
-/// A provider client as a chunk sees it: the first attempts of many notifications in one submission, then
-/// the client's retry loop for one whose answer is worth another attempt.
-protocol ChunkSending: AnyObject, Sendable {
-    associatedtype Notification: Sendable
-    /// The `provider` label of the metrics.
-    static var provider: String { get }
-    func firstAttempts(_ notifications: [Notification]) async -> [DeliveryOutcome]
-    func retry(_ notification: Notification, first: DeliveryOutcome) async -> DeliveryResult
-}
-
-extension APNsClient: ChunkSending {
-    static var provider: String { "apns" }
-    func firstAttempts(_ notifications: [APNsNotification]) async -> [DeliveryOutcome] {
-        await attempt(all: notifications)
-    }
-    func retry(_ notification: APNsNotification, first: DeliveryOutcome) async -> DeliveryResult {
-        await send(notification, first: first)
-    }
-}
-
-extension FCMClient: ChunkSending {
-    static var provider: String { "fcm" }
-    func firstAttempts(_ messages: [FCMMessage]) async -> [DeliveryOutcome] {
-        await attempt(all: messages.map(\.message))
-    }
-    func retry(_ message: FCMMessage, first: DeliveryOutcome) async -> DeliveryResult {
-        await send(message: message.message, first: first)
-    }
-}
-
-extension WNSClient: ChunkSending {
-    static var provider: String { "wns" }
-    func firstAttempts(_ notifications: [WNSNotification]) async -> [DeliveryOutcome] {
-        await attempt(all: notifications)
-    }
-    func retry(_ notification: WNSNotification, first: DeliveryOutcome) async -> DeliveryResult {
-        await send(notification, first: first)
     }
 }

@@ -5,7 +5,8 @@ import Logging
 import PushCore
 
 /// Sends notifications to APNs over HTTP/2 for one credential (token or certificate) and topic.
-public final class APNsClient: Sendable {
+public final class APNsClient: PushProvider {
+    public let name = "apns"
     public let configuration: APNsConfiguration
     private let http: CurlClient
     private let ownsHTTP: Bool
@@ -45,23 +46,10 @@ public final class APNsClient: Sendable {
             timeout: configuration.requestTimeout, logger: logger)
     }
 
-    /// One attempt, classified. `expiredProviderToken` has already dropped the stale token, so an immediate
-    /// second attempt signs a new one.
-    public func attempt(_ notification: APNsNotification) async -> DeliveryOutcome {
-        guard OutboundText.isPathSafeDeviceToken(notification.deviceToken) else {
-            return .permanent(reason: .forbiddenEndpoint)
-        }
-        let apnsId = FastUUID.string(notification.apnsId ?? FastUUID.make())
-        let token = tokens?.currentToken()
-        let request = makeRequest(notification, apnsId: apnsId, bearer: token)
-        // A submission of one: the same path as a fan-out's chunks, and its result rather than a throw.
-        return outcome(of: await http.send(all: [request])[0], sentId: apnsId, bearer: token)
-    }
-
-    /// The first attempt of many notifications at once (a chunk of a fan-out batch): one submission to
-    /// libcurl and one wake-up for all of them, and the header lines they share built once (see
-    /// `CurlHeaderBlock`). Outcomes in the order given; each notification should carry its `apnsId`, so
-    /// that a retry through `send(_:first:)` repeats the same id.
+    /// One attempt of many notifications at once (a chunk of a fan-out batch): one submission to libcurl and
+    /// one wake-up for all of them, and the header lines they share built once (see `CurlHeaderBlock`).
+    /// Outcomes in the order given. `expiredProviderToken` has already dropped the stale provider token, so
+    /// an immediate second attempt signs a new one.
     public func attempt(all notifications: [APNsNotification]) async -> [DeliveryOutcome] {
         // The device token becomes the request's path: one that is not hex is never sent (SPEC §12.7).
         guard notifications.allSatisfy({ OutboundText.isPathSafeDeviceToken($0.deviceToken) }) else {
@@ -94,7 +82,7 @@ public final class APNsClient: Sendable {
                 block = CurlHeaderBlock(shared.fields)
                 blocks.append((shared, block))
             }
-            let apnsId = FastUUID.string(notification.apnsId ?? FastUUID.make())
+            let apnsId = FastUUID.string(notification.apnsId)
             ids.append(apnsId)
             return makeRequest(notification, headers: [.apnsId: apnsId], shared: block)
         }
@@ -118,29 +106,6 @@ public final class APNsClient: Sendable {
         )
         if case .expiredProviderToken = outcome, let bearer { tokens?.rejected(bearer) }
         return outcome
-    }
-
-    /// Attempts until the outcome is final under `policy`: backs off on 429/5xx/connection trouble (at least
-    /// Retry-After), signs a new token after `ExpiredProviderToken`.
-    /// - Parameters:
-    ///   - random: uniform in [0, 1), for backoff jitter.
-    ///   - sleep: waits between attempts.
-    ///   - first: the outcome of an attempt already made (by `attempt(all:)`), which counts as the first.
-    public func send(
-        _ notification: APNsNotification,
-        policy: RetryPolicy = RetryPolicy(),
-        random: @Sendable () -> Double = { Double.random(in: 0..<1) },
-        sleep: DeliverySleep = { try await Task.sleep(for: $0) },
-        first: DeliveryOutcome? = nil
-    ) async -> DeliveryResult {
-        // One apns-id for every attempt, so Apple and our logs see retries of the same notification.
-        var notification = notification
-        if notification.apnsId == nil { notification.apnsId = FastUUID.make() }
-        let fixed = notification
-        return await RetryLoop.run(
-            policy: policy, random: random, sleep: sleep, first: first,
-            attempt: { await attempt(fixed) }
-        )
     }
 
     /// Closes the connections if this client made them.

@@ -2,7 +2,7 @@ import Foundation
 import PushCore
 
 /// One notification for one device, with the APNs headers that go with it.
-public struct APNsNotification: Sendable {
+public struct APNsNotification: OneDeviceRequest {
     /// Hex device token.
     public var deviceToken: String
     /// The JSON body.
@@ -14,8 +14,9 @@ public struct APNsNotification: Sendable {
     /// header out.
     public var expiration: Int64?
     public var collapseId: String?
-    /// `apns-id`; a fresh UUID when `nil`.
-    public var apnsId: UUID?
+    /// `apns-id`, fixed when the notification is made, so every attempt of it repeats the id (Apple and our
+    /// logs see retries of the same notification).
+    public var apnsId: UUID
     /// Overrides the configured `apns-topic`.
     public var topic: String?
 
@@ -35,7 +36,7 @@ public struct APNsNotification: Sendable {
         self.priority = priority ?? pushType.priority
         self.expiration = expiration
         self.collapseId = collapseId
-        self.apnsId = apnsId
+        self.apnsId = apnsId ?? FastUUID.make()
         self.topic = topic
     }
 

@@ -5,7 +5,8 @@ import Logging
 import PushCore
 
 /// Sends messages through FCM HTTP v1 for one service account and project.
-public final class FCMClient: Sendable {
+public final class FCMClient: PushProvider {
+    public let name = "fcm"
     public let configuration: FCMConfiguration
     public let projectId: String
     private let http: CurlClient
@@ -49,15 +50,15 @@ public final class FCMClient: Sendable {
         )
     }
 
-    /// One attempt with a `message` object (`{"token": …, "data": …, …}`), classified. A 401 has already
-    /// dropped the cached access token, so an immediate second attempt fetches a new one.
-    public func attempt(message: JSON, validateOnly: Bool = false) async -> DeliveryOutcome {
-        // A submission of one: the same path as a fan-out's chunks.
-        await attempt(all: [message], validateOnly: validateOnly)[0]
+    /// One attempt of many messages at once (a chunk of a fan-out batch): one access token, one header block
+    /// and one submission to libcurl for all of them. Outcomes in the order given. A 401 has already dropped
+    /// the cached access token, so an immediate second attempt fetches a new one.
+    public func attempt(all messages: [FCMMessage]) async -> [DeliveryOutcome] {
+        await attempt(all: messages.map(\.message))
     }
 
-    /// The first attempt of many messages at once (a chunk of a fan-out batch): one access token, one
-    /// header block and one submission to libcurl for all of them. Outcomes in the order given.
+    /// `attempt(all:)` of `message` objects (`{"token": …, "data": …, …}`); `validateOnly` asks FCM to check
+    /// them without delivering.
     public func attempt(all messages: [JSON], validateOnly: Bool = false) async -> [DeliveryOutcome] {
         let accessToken: String
         do {
@@ -94,38 +95,6 @@ public final class FCMClient: Sendable {
         return outcome
     }
 
-    public func attempt(_ message: FCMMessage) async -> DeliveryOutcome {
-        await attempt(message: message.message)
-    }
-
-    /// Attempts until the outcome is final under `policy`: backs off on 429/5xx/connection trouble (at least
-    /// Retry-After), fetches a new access token after a 401.
-    /// - Parameters:
-    ///   - random: uniform in [0, 1), for backoff jitter.
-    ///   - sleep: waits between attempts.
-    public func send(
-        _ message: FCMMessage,
-        policy: RetryPolicy = RetryPolicy(),
-        random: @Sendable () -> Double = { Double.random(in: 0..<1) },
-        sleep: DeliverySleep = { try await Task.sleep(for: $0) }
-    ) async -> DeliveryResult {
-        await send(message: message.message, policy: policy, random: random, sleep: sleep)
-    }
-
-    /// - Parameter first: the outcome of an attempt already made (by `attempt(all:)`), which counts as the first.
-    public func send(
-        message: JSON,
-        policy: RetryPolicy = RetryPolicy(),
-        random: @Sendable () -> Double = { Double.random(in: 0..<1) },
-        sleep: DeliverySleep = { try await Task.sleep(for: $0) },
-        first: DeliveryOutcome? = nil
-    ) async -> DeliveryResult {
-        await RetryLoop.run(
-            policy: policy, random: random, sleep: sleep, first: first,
-            attempt: { await attempt(message: message) }
-        )
-    }
-
     /// Closes the connections if this client made them.
     public func shutdown() async {
         if ownsHTTP { await http.shutdown() }
@@ -133,3 +102,5 @@ public final class FCMClient: Sendable {
 
     public var httpStatistics: CurlStatistics { http.statistics }
 }
+
+extension FCMMessage: OneDeviceRequest {}

@@ -7,7 +7,8 @@ import PushCore
 /// Sends notifications through WNS for one app's package SID: each to its device's channel URI, with an OAuth
 /// access token from the client-credentials grant. Channel URIs are on many hosts, so libcurl negotiates
 /// HTTP/2 where a host offers it and HTTP/1.1 otherwise.
-public final class WNSClient: Sendable {
+public final class WNSClient: PushProvider {
+    public let name = "wns"
     public let configuration: WNSConfiguration
     private let http: CurlClient
     private let ownsHTTP: Bool
@@ -35,15 +36,9 @@ public final class WNSClient: Sendable {
         tokens = WNSAccessTokenProvider.make(configuration, http: self.http, now: now)
     }
 
-    /// One attempt, classified. A 401/403 has already dropped the cached access token, so an immediate second
-    /// attempt fetches a new one.
-    public func attempt(_ notification: WNSNotification) async -> DeliveryOutcome {
-        // A submission of one: the same path as a fan-out's chunks.
-        await attempt(all: [notification])[0]
-    }
-
-    /// The first attempt of many notifications at once (a chunk of a fan-out batch): one access token, one
-    /// header block per distinct set of WNS headers and one submission to libcurl. Outcomes in the order given.
+    /// One attempt of many notifications at once (a chunk of a fan-out batch): one access token, one header
+    /// block per distinct set of WNS headers and one submission to libcurl. A 401/403 has already dropped the
+    /// cached access token, so an immediate second attempt fetches a new one. Outcomes in the order given.
     /// A channel URI whose host and port, as libcurl reads them, are not admitted by `configuration.hosts` is
     /// not sent to at all, so the access token never leaves for a host a client chose.
     public func attempt(all notifications: [WNSNotification]) async -> [DeliveryOutcome] {
@@ -111,23 +106,6 @@ public final class WNSClient: Sendable {
         let outcome = WNSResponseMapping.outcome(status: response.status, headers: response.headers, now: now())
         if case .expiredProviderToken = outcome { tokens.rejected(accessToken) }
         return outcome
-    }
-
-    /// Attempts until the outcome is final under `policy`: backs off on 406/429/5xx/connection trouble (at least
-    /// Retry-After), fetches a new access token once after a 401/403.
-    /// - Parameters:
-    ///   - random: uniform in [0, 1), for backoff jitter.
-    ///   - sleep: waits between attempts.
-    /// - Parameter first: the outcome of an attempt already made (by `attempt(all:)`), which counts as the first.
-    public func send(
-        _ notification: WNSNotification,
-        policy: RetryPolicy = RetryPolicy(),
-        random: @Sendable () -> Double = { Double.random(in: 0..<1) },
-        sleep: DeliverySleep = { try await Task.sleep(for: $0) },
-        first: DeliveryOutcome? = nil
-    ) async -> DeliveryResult {
-        await RetryLoop.run(
-            policy: policy, random: random, sleep: sleep, first: first, attempt: { await attempt(notification) })
     }
 
     /// Closes the connections if this client made them.

@@ -2,7 +2,7 @@ import HTTPTypes
 import PushCore
 
 /// One notification for one Windows device: its channel URI, the payload and the WNS headers that go with it.
-public struct WNSNotification: Sendable {
+public struct WNSNotification: OneDeviceRequest {
     /// WNS keeps an undelivered notification for at most this long (its `X-WNS-TTL` range).
     public static let maxTimeToLiveSeconds: Int64 = 2_592_000
 

@@ -14,16 +14,23 @@ public struct VendorMessage: Sendable, Hashable {
     }
 }
 
-/// One Android vendor's push API for one app profile (SPEC §12.3), the interface every vendor folder
-/// implements: how a push's content becomes the vendor's message (checked against its limits), which tokens
-/// can be put where the vendor wants them, how many devices one request carries, and one attempt of a
-/// request, each device's answer classified. Authentication (a token exchange or a signature per request) is
-/// the client's own; an access token refused by the vendor is answered `expiredProviderToken`, after the
-/// client has dropped it, so the next attempt fetches another.
-public protocol VendorClient: AnyObject, Sendable {
+/// One request to a vendor: the message of the push and the tokens it goes to (at most `batchLimit`).
+public struct VendorRequest: Sendable {
+    public let message: VendorMessage
+    public let tokens: [String]
+
+    public init(_ message: VendorMessage, to tokens: [String]) {
+        self.message = message
+        self.tokens = tokens
+    }
+}
+
+/// One Android vendor's push API for one app profile (SPEC §12.3), the part of `PushProvider` every vendor
+/// folder implements: how a push's content becomes the vendor's message (checked against its limits), which
+/// tokens can be put where the vendor wants them, how many devices one request carries, and one request,
+/// each device's answer classified.
+public protocol VendorClient: PushProvider where Request == VendorRequest {
     var vendor: AndroidVendor { get }
-    /// Devices one request may carry: 1 for a vendor that takes one per request.
-    var batchLimit: Int { get }
     /// The vendor's message for the push's content, or why none of its devices can get it.
     /// - Parameter timeToLive: seconds until the push expires, nil when it does not.
     func message(for content: VendorContent, timeToLive: Int64?) -> Result<VendorMessage, VendorRefusal>
@@ -31,72 +38,39 @@ public protocol VendorClient: AnyObject, Sendable {
     func accepts(token: String) -> Bool
     /// One request of `message` to `tokens` (at most `batchLimit`): an outcome per token, in order.
     func attempt(_ message: VendorMessage, to tokens: [String]) async -> [DeliveryOutcome]
-    var httpStatistics: CurlStatistics { get }
-    func shutdown() async
 }
 
 extension VendorClient {
+    public var name: String { vendor.rawValue }
+
     public func accepts(token: String) -> Bool { VendorToken.isPrintable(token) }
 
-    /// Sends `message` to `tokens` in requests of at most `batchLimit`, and again, as a group, to the devices
-    /// whose answer is worth another attempt (backoff as `RetryStateMachine` says; a refused access token is
-    /// fetched anew once): a vendor that takes a list gets one request per group, not one per device.
-    public func send(
-        _ message: VendorMessage, to tokens: [String], policy: RetryPolicy = RetryPolicy(),
-        random: @Sendable () -> Double = { Double.random(in: 0..<1) },
-        sleep: DeliverySleep = { try await Task.sleep(for: $0) }
-    ) async -> [DeliveryResult] {
-        var results = [DeliveryResult?](repeating: nil, count: tokens.count)
-        var start = 0
-        while start < tokens.count {
-            let end = min(start + max(1, batchLimit), tokens.count)
-            let group = Array(start..<end)
-            for (index, result) in await sendGroup(
-                message, group.map { tokens[$0] }, policy: policy, random: random, sleep: sleep
-            ).enumerated() {
-                results[group[index]] = result
-            }
-            start = end
-        }
-        return results.map { $0! }
+    public static func devices(in request: VendorRequest) -> Int { request.tokens.count }
+
+    public static func request(_ request: VendorRequest, narrowedTo positions: [Int]) -> VendorRequest {
+        VendorRequest(request.message, to: positions.map { request.tokens[$0] })
     }
 
-    private func sendGroup(
-        _ message: VendorMessage, _ tokens: [String], policy: RetryPolicy, random: @Sendable () -> Double,
-        sleep: DeliverySleep
-    ) async -> [DeliveryResult] {
-        var machine = RetryStateMachine(policy: policy)
-        var results = [DeliveryResult?](repeating: nil, count: tokens.count)
-        var pending = Array(tokens.indices)
-        while !pending.isEmpty {
-            let outcomes = await attempt(message, to: pending.map { tokens[$0] })
-            var again: [Int] = []
-            var credentials = false
-            var retryAfter: Duration?
-            for (index, outcome) in zip(pending, outcomes) {
-                switch outcome {
-                case .success, .invalidToken, .permanent:
-                    results[index] = DeliveryResult(outcome: outcome, attempts: machine.attempts + 1)
-                case .retryable(_, let after):
-                    again.append(index)
-                    if let after { retryAfter = max(retryAfter ?? .zero, after) }
-                    results[index] = DeliveryResult(outcome: outcome, attempts: machine.attempts + 1)
-                case .expiredProviderToken:
-                    again.append(index)
-                    credentials = true
-                    results[index] = DeliveryResult(outcome: outcome, attempts: machine.attempts + 1)
-                }
+    /// Each request is an HTTP request of its own (with its own signature or form fields): they go
+    /// concurrently, their outcomes in the order given.
+    public func attempt(all requests: [VendorRequest]) async -> [DeliveryOutcome] {
+        if requests.count == 1 { return await attempt(requests[0].message, to: requests[0].tokens) }
+        return await withTaskGroup(of: (Int, [DeliveryOutcome]).self) { group in
+            for (index, request) in requests.enumerated() {
+                group.addTask { (index, await self.attempt(request.message, to: request.tokens)) }
             }
-            guard !again.isEmpty else { break }
-            let action =
-                credentials ? machine.credentialsRejected() : machine.failed(retryAfter: retryAfter, random: random())
-            guard case .retry(let delay) = action else { break }
-            if delay > .zero {
-                do { try await sleep(delay) } catch { break }
-            }
-            pending = again
+            var answered = [[DeliveryOutcome]](repeating: [], count: requests.count)
+            for await (index, outcomes) in group { answered[index] = outcomes }
+            return answered.flatMap { $0 }
         }
-        return results.map { $0! }
+    }
+
+    /// `message` to `tokens` cut into the vendor's lists.
+    func requests(_ message: VendorMessage, to tokens: [String]) -> [VendorRequest] {
+        let size = max(1, batchLimit)
+        return stride(from: 0, to: tokens.count, by: size).map {
+            VendorRequest(message, to: Array(tokens[$0..<min($0 + size, tokens.count)]))
+        }
     }
 }
 

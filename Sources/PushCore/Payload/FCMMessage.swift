@@ -21,6 +21,9 @@ public struct FCMMessage: Sendable, Hashable {
         key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
     }
 
+    /// A `message` object shaped already (`{"token": …, "data": …}`), sent as it is.
+    public init(message: JSON) { self.message = message }
+
     /// - Parameters:
     ///   - content: the Android content of the push's `data` (`PushData.content(for: .android)`).
     ///   - token: the installation's FCM registration token.
@@ -49,27 +52,7 @@ public struct FCMMessage: Sendable, Hashable {
 
     /// The validated `data` and `notification` members, size-checked.
     static func payload(from content: [String: JSON], notificationId: String) throws(PushDataError) -> [String: JSON] {
-        var silent = false
-        if let value = content["silent"], !value.isNull {
-            guard let flag = value.boolValue else { throw .invalid("silent must be a boolean, not \(value.typeName)") }
-            silent = flag
-        }
-        var body: String?
-        var alertTitle: String?
-        switch content["alert"] {
-        case nil, .null?: break
-        case .string(let text)?: body = text
-        case .object(let fields)?:
-            // iOS-style alert dictionaries in shared data still show something sensible on Android.
-            body = fields["body"]?.stringValue
-            alertTitle = fields["title"]?.stringValue
-        case let other?: throw .invalid("alert must be a string or an object, not \(other.typeName)")
-        }
-        // `action` is not checked: shared data may use it as an iOS custom key (the seed's `{"action":{"type":4}}`),
-        // and on Android it simply travels in `data` as JSON text.
-        if let value = content["title"], !value.isNull, value.stringValue == nil {
-            throw .invalid("title must be a string, not \(value.typeName)")
-        }
+        let text = try AndroidNotificationText(content)
         var data: [String: JSON] = [:]
         for (key, value) in content {
             guard !FCMMessage.isReserved(key) else { throw .invalid("data key '\(key)' is reserved by FCM") }
@@ -77,11 +60,10 @@ public struct FCMMessage: Sendable, Hashable {
         }
         data["_nid"] = .string(notificationId)
         var payload: [String: JSON] = ["data": .object(data)]
-        let title = content["title"]?.stringValue ?? alertTitle
-        if !silent, title != nil || body != nil {
+        if !text.silent, text.title != nil || text.body != nil {
             var notification: [String: JSON] = [:]
-            notification["title"] = title.map { .string($0) }
-            notification["body"] = body.map { .string($0) }
+            notification["title"] = text.title.map { .string($0) }
+            notification["body"] = text.body.map { .string($0) }
             payload["notification"] = .object(notification)
         }
         let size = JSON.object(payload).encoded().utf8.count
