@@ -18,10 +18,14 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Port (0 picks a free one)") var port = 0
     @Option(name: .customLong("cert-dir"), help: "Where the generated CA and server certificate live")
     var certificateDirectory: String?
-    @Option(name: .customLong("apns-key-file"), help: "A .p8 key whose JWTs the APNs look-alike accepts")
-    var apnsKeyFile: String?
-    @Option(name: .customLong("apns-key-id")) var apnsKeyId: String?
-    @Option(name: .customLong("apns-team-id")) var apnsTeamId: String?
+    @Option(
+        name: .customLong("apns-key-file"),
+        help:
+            "A .p8 key whose JWTs the APNs look-alike accepts (repeat, with --apns-key-id and --apns-team-id, for several teams)"
+    )
+    var apnsKeyFile: [String] = []
+    @Option(name: .customLong("apns-key-id")) var apnsKeyId: [String] = []
+    @Option(name: .customLong("apns-team-id")) var apnsTeamId: [String] = []
     @Option(name: .customLong("fcm-service-account"), help: "A service-account JSON whose assertions are accepted")
     var serviceAccount: String?
     @Option(name: .customLong("wns-package-sid"), help: "The package SID whose secret the WNS token endpoint takes")
@@ -39,9 +43,13 @@ struct SimulateCommand: AsyncParsableCommand {
     func run() async throws {
         var config = SimulatorConfiguration(host: host, port: port)
         if let certificateDirectory { config.certificateDirectory = certificateDirectory }
-        if let apnsKeyFile {
-            guard let apnsKeyId else { throw ValidationError("--apns-key-id goes with --apns-key-file") }
-            config.apnsKeys = [try APNsVerificationKey(keyID: apnsKeyId, teamID: apnsTeamId, pemFile: apnsKeyFile)]
+        guard apnsKeyId.count == apnsKeyFile.count, apnsTeamId.isEmpty || apnsTeamId.count == apnsKeyFile.count
+        else {
+            throw ValidationError("each --apns-key-file goes with an --apns-key-id (and an --apns-team-id, if any)")
+        }
+        config.apnsKeys = try apnsKeyFile.indices.map { i in
+            try APNsVerificationKey(
+                keyID: apnsKeyId[i], teamID: apnsTeamId.isEmpty ? nil : apnsTeamId[i], pemFile: apnsKeyFile[i])
         }
         if let serviceAccount {
             config.serviceAccounts = [try ServiceAccountVerificationKey(serviceAccountFile: serviceAccount)]

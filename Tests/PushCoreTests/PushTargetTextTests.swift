@@ -79,7 +79,7 @@ struct PushTargetTextTests {
             var elements: [JSON] = []
             for _ in 0..<Int(next() % 20) {
                 var o: [String: JSON] = [:]
-                for key in ["o", "t", "k", "p", "b", "z"] where next() % 5 != 0 {
+                for key in ["o", "t", "k", "p", "b", "v", "i", "c", "z"] where next() % 5 != 0 {
                     switch next() % 6 {
                     case 0: o[key] = .int(Int64(bitPattern: next()) % 1000)
                     case 1: o[key] = .null
@@ -104,11 +104,14 @@ struct PushTargetTextTests {
                 PushTarget(objectId: "i1", deviceType: "ios", token: "0a", profile: nil, badge: 3),
                 PushTarget(objectId: "i\"2", deviceType: "android", token: "r\\g", profile: "dev", badge: nil),
                 PushTarget(objectId: "i3", deviceType: "ios", token: "", profile: "", badge: -1),
+                PushTarget(
+                    objectId: "i4", deviceType: "ios", token: "0b", profile: nil, badge: nil, apnsTeam: "T1",
+                    apnsTopic: "com.a"),
             ], at: "2026-11-27T10:00:00.000Z")
         let expected =
             #"{"at":"2026-11-27T10:00:00.000Z","batch":2,"objectId":"p1","targets":["#
             + #"{"b":3,"k":"0a","o":"i1","t":"ios"},{"k":"r\\g","o":"i\"2","p":"dev","t":"android"},"#
-            + #"{"b":-1,"k":"","o":"i3","t":"ios"}]}"#
+            + #"{"b":-1,"k":"","o":"i3","t":"ios"},{"c":"com.a","i":"T1","k":"0b","o":"i4","t":"ios"}]}"#
         #expect(page.encodedText == expected)
         #expect(page.json.encoded() == expected)
         #expect(
@@ -127,7 +130,10 @@ struct PushTargetTextTests {
                     objectId: text(Int(next() % 30)), deviceType: text(Int(next() % 8)), token: text(Int(next() % 70)),
                     profile: next() % 3 == 0 ? nil : text(Int(next() % 4)),
                     badge: next() % 2 == 0
-                        ? nil : Int64(bitPattern: next() &* 0x9E37_79B9_7F4A_7C15) >> Int(next() % 64))
+                        ? nil : Int64(bitPattern: next() &* 0x9E37_79B9_7F4A_7C15) >> Int(next() % 64),
+                    vendor: next() % 3 == 0 ? nil : text(Int(next() % 4)),
+                    apnsTeam: next() % 3 == 0 ? nil : text(Int(next() % 4)),
+                    apnsTopic: next() % 3 == 0 ? nil : text(Int(next() % 4)))
             }
             let page = PushTargeted(
                 objectId: text(24), batch: Int64(next() % 5000), targets: targets, at: text(Int(next() % 30)))
@@ -136,7 +142,11 @@ struct PushTargetTextTests {
                 try PushTargeted(json: JSON.parse(page.encodedText)).targets
                     == targets.map { target in
                         var read = target
-                        if read.profile == "" { read.profile = nil }  // an empty profile is not written
+                        // An empty profile, vendor, team or topic is not written.
+                        if read.profile == "" { read.profile = nil }
+                        if read.vendor == "" { read.vendor = nil }
+                        if read.apnsTeam == "" { read.apnsTeam = nil }
+                        if read.apnsTopic == "" { read.apnsTopic = nil }
                         return read
                     })
         }

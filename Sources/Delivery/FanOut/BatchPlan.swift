@@ -8,7 +8,10 @@ import PushCore
 /// without their own badge, and the WNS payload (the same for every Windows device).
 struct BatchPlan: Sendable {
     let data: PushData
-    private let apnsClients: [String: Result<APNsRoute, ProviderRegistry.Failure>]
+    private let apnsClients: [APNsRoute.Key: Result<APNsRoute, ProviderRegistry.Failure>]
+    /// The app's APNs keys by team, which choose an iOS device's client when there are several.
+    private let apnsTeams: APNsTeams
+    private let request: PushRequest
     private let fcmClients: [String: Result<FCMClient, ProviderRegistry.Failure>]
     private let wnsClients: [String: Result<WNSClient, ProviderRegistry.Failure>]
     private let vendorLanes: [VendorLane.Key: Result<VendorLane, LaneFailure>]
@@ -41,8 +44,15 @@ struct BatchPlan: Sendable {
     }
 
     struct APNsRoute: Sendable {
+        /// A profile's or the default settings (`team` nil), or a team's key.
+        struct Key: Hashable, Sendable {
+            let profile: String
+            let team: String?
+        }
+
         let client: APNsClient
-        let topic: String
+        /// The topic of the settings or team, for devices whose push and installation name none.
+        let topic: String?
     }
 
     /// Why a vendor lane's devices are not sent: their recorded reason.
@@ -73,15 +83,20 @@ struct BatchPlan: Sendable {
             profilesByPlatform[platform, default: []].insert(target.profile ?? request.deviceProfile ?? "")
         }
         func profiles(_ platform: PushPlatform) -> Set<String> { profilesByPlatform[platform] ?? [] }
-        var apns: [String: Result<APNsRoute, ProviderRegistry.Failure>] = [:]
-        for profile in profiles(.ios) {
+        let teams = APNsTeams(settings: app.settings)
+        var apns: [APNsRoute.Key: Result<APNsRoute, ProviderRegistry.Failure>] = [:]
+        for target in claim.targets where target.deviceType == PushPlatform.ios.rawValue && !target.token.isEmpty {
+            guard case .success(let key) = apnsKey(target, teams: teams, request: request), apns[key] == nil
+            else { continue }
             do {
-                let (client, topic) = try await providers.apnsClient(
-                    app: app, profile: profile, prod: request.prod, topic: request.topic)
-                apns[profile] = .success(APNsRoute(client: client, topic: topic))
+                let route = try await providers.apnsClient(
+                    app: app, profile: key.profile, prod: request.prod, team: key.team.flatMap { teams.teams[$0] })
+                apns[key] = .success(APNsRoute(client: route.client, topic: route.topic))
             } catch {
-                logger.warning("cannot deliver push \(claim.pushId) over APNs (profile '\(profile)'): \(error)")
-                apns[profile] = .failure(error)
+                logger.warning(
+                    "cannot deliver push \(claim.pushId) over APNs (\(key.team.map { "team \($0)" } ?? "profile '\(key.profile)'")): \(error)"
+                )
+                apns[key] = .failure(error)
             }
         }
         var fcm: [String: Result<FCMClient, ProviderRegistry.Failure>] = [:]
@@ -111,7 +126,8 @@ struct BatchPlan: Sendable {
         for case .failure(let failure) in wns.values { setupFailures.append(failure) }
         let pushFailure = setupFailures.lazy.compactMap(\.pushFailure).first
         return BatchPlan(
-            data: data, apnsClients: apns, fcmClients: fcm, wnsClients: wns, vendorLanes: lanes,
+            data: data, apnsClients: apns, apnsTeams: teams, request: request, fcmClients: fcm, wnsClients: wns,
+            vendorLanes: lanes,
             fcmLeanCloudContent: Result { () throws(PushDataError) in
                 try data.vendorContent(for: .fcm, notificationId: claim.pushId)?.titled(app.name)
             },
@@ -122,9 +138,31 @@ struct BatchPlan: Sendable {
                 ?? now.addingTimeInterval(Double(app.intSetting("channel.ttl_days")) * 86400))
     }
 
-    func apns(_ profile: String?) throws(ProviderRegistry.Failure) -> (APNsClient, String) {
-        let route = try apnsClients[profile ?? "", default: .failure(.noCredentials("apns"))].get()
-        return (route.client, route.topic)
+    /// Which APNs settings or team a device is sent with (`APNsTeams.choose`).
+    static func apnsKey(
+        _ target: PushTarget, teams: APNsTeams, request: PushRequest
+    ) -> Result<APNsRoute.Key, ProviderRegistry.Failure> {
+        let profile = target.profile ?? request.deviceProfile ?? ""
+        switch teams.choose(
+            pushTeam: request.apnsTeamId, installationTeam: target.apnsTeam,
+            topic: request.topic ?? target.apnsTopic, profile: profile)
+        {
+        case .defaultSettings: return .success(APNsRoute.Key(profile: profile, team: nil))
+        case .team(let team): return .success(APNsRoute.Key(profile: "", team: team.id))
+        case .unknownTeam(let team): return .failure(.noCredentials("apns team \(team)"))
+        case .ambiguous(let among): return .failure(.ambiguousTeam(among))
+        }
+    }
+
+    /// The APNs client of an iOS target and its topic: the push's, else the installation's `apnsTopic`, else
+    /// its settings' or team's.
+    func apns(_ target: PushTarget) throws(ProviderRegistry.Failure) -> (APNsClient, String) {
+        let key = try Self.apnsKey(target, teams: apnsTeams, request: request).get()
+        let route = try apnsClients[key, default: .failure(.noCredentials("apns"))].get()
+        guard let topic = request.topic ?? target.apnsTopic ?? route.topic, !topic.isEmpty else {
+            throw .noCredentials("apns topic")
+        }
+        return (route.client, topic)
     }
 
     func fcm(_ profile: String?) throws(ProviderRegistry.Failure) -> FCMClient {

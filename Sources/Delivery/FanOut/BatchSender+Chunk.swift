@@ -88,7 +88,7 @@ extension BatchSender {
         do {
             switch target.deviceType {
             case PushPlatform.ios.rawValue:
-                let (client, topic) = try plan.apns(profile)
+                let (client, topic) = try plan.apns(target)
                 guard let payload = try plan.apnsPayload(badge: target.badge) else {
                     return .done(.failed(reason: "NoContentForPlatform"))
                 }

@@ -11,10 +11,13 @@ public actor ProviderRegistry {
     public enum Failure: Error, Sendable, CustomStringConvertible {
         case noCredentials(String)
         case badCredentials(String)
+        /// Several of the app's APNs teams could sign for the device (`APNsTeams.Choice.ambiguous`).
+        case ambiguousTeam([String])
         public var description: String {
             switch self {
             case .noCredentials(let what): return "NoCredentials(\(what))"
             case .badCredentials(let what): return "InvalidProviderCredentials(\(what))"
+            case .ambiguousTeam(let teams): return "AmbiguousAPNsTeam(\(teams.joined(separator: ",")))"
             }
         }
         /// Configured but unusable credentials fail the whole push with this text (naming the setting); missing
@@ -29,6 +32,7 @@ public actor ProviderRegistry {
             switch self {
             case .noCredentials: return "NoCredentials"
             case .badCredentials: return "InvalidProviderCredentials"
+            case .ambiguousTeam: return "AmbiguousAPNsTeam"
             }
         }
     }
@@ -55,13 +59,13 @@ public actor ProviderRegistry {
         return app.settings.keys.contains { $0.hasPrefix("\(provider).\(profile).") }
     }
 
-    /// The APNs client and topic for a target.
+    /// The APNs client for a target and the topic it sends with unless the push or the installation names one:
+    /// by the device's profile (`apns.<profile>.*`) or the default settings, or, when `team` is given (an app
+    /// with keys of several teams, `APNsTeams`), that team's key at the default endpoints.
     public func apnsClient(
-        app: App, profile: String?, prod: String, topic requested: String?
-    ) throws(Failure)
-        -> (APNsClient, String)
-    {
-        let usesProfile = Self.hasProfile(app, "apns", profile)
+        app: App, profile: String?, prod: String, team: APNsTeams.Team? = nil
+    ) throws(Failure) -> (client: APNsClient, topic: String?) {
+        let usesProfile = team == nil && Self.hasProfile(app, "apns", profile)
         let p = usesProfile ? profile : nil
         func s(_ key: String) -> String? { Self.setting(app, "apns", p, key) }
         let endpoint: String
@@ -76,20 +80,27 @@ public actor ProviderRegistry {
         // The setting an unreadable or invalid credential came from, named in the push's failure status.
         let prefix = p.map { "apns.\($0)." } ?? "apns."
         let credentialSetting: String
-        if let keyFile = s("key_file"), let keyId = s("key_id"), let teamId = s("team_id") {
+        let topic: String?
+        if let team {
+            authentication = .token(keyFile: team.keyFile, keyId: team.keyId, teamId: team.id)
+            let named = APNsTeams.settingPrefix + team.id + ".key_file"
+            credentialSetting = app.settings[named] != nil ? named : "apns.key_file"
+            topic = team.topics.first
+        } else if let keyFile = s("key_file"), let keyId = s("key_id"), let teamId = s("team_id") {
             authentication = .token(keyFile: keyFile, keyId: keyId, teamId: teamId)
             credentialSetting = prefix + "key_file"
+            topic = s("topic")
         } else if let cert = s("cert_file") {
             authentication = .certificate(certificateFile: cert, keyFile: s("cert_key_file"), keyPassword: nil)
             credentialSetting = prefix + "cert_file"
+            topic = s("topic")
         } else {
             throw .noCredentials("apns key_file/key_id/team_id or cert_file for \(app.appId)")
         }
-        guard let topic = requested ?? s("topic"), !topic.isEmpty else { throw .noCredentials("apns topic") }
         let key = "\(app.appId)|\(endpoint)|\(authentication)|\(s("ca_file") ?? "")"
         if let client = apns[key] { return (client, topic) }
         let configuration = APNsConfiguration(
-            endpoint: endpoint, authentication: authentication, topic: topic, caFile: s("ca_file"))
+            endpoint: endpoint, authentication: authentication, topic: topic ?? "", caFile: s("ca_file"))
         do {
             let client = try APNsClient(configuration: configuration, logger: logger)
             apns[key] = client

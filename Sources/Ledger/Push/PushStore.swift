@@ -36,6 +36,7 @@ public struct PushStore: Sendable {
             if case .query(let whereJSON) = request.audience {
                 // A pattern PostgreSQL refuses is the request's fault (code 102), not a failure for the fan-out.
                 try await conn.checkRegexes(of: try PushTargeting.compiled(whereJSON, appId: app.appId))
+                try await APNsTeamCheck.check(request, app: app, listed: nil, now: now, on: conn)
             }
             if let requestId = request.requestId {
                 let seen = try await conn.query(
@@ -80,6 +81,7 @@ public struct PushStore: Sendable {
             } else if case .devices(let platform, let ids) = request.audience {
                 var targets = try await Self.deviceTargets(
                     appId: app.appId, platform: platform, ids: ids, vendor: request.vendor, on: conn)
+                try await APNsTeamCheck.check(request, app: app, listed: targets, now: now, on: conn)
                 // A list that crosses the daily quota is sent to as many as it allows, and the record says so.
                 let stopped = targets.count > remaining
                 if stopped { targets = Array(targets.prefix(Int(remaining))) }
@@ -150,7 +152,7 @@ public struct PushStore: Sendable {
         let known = try await conn.query(
             """
             SELECT object_id, installation_id, device_token, registration_id, subscription_uri, device_profile, badge,
-                   data ->> 'vendor' AS vendor
+                   data ->> 'vendor' AS vendor, data ->> 'apnsTeamId' AS apns_team, data ->> 'apnsTopic' AS apns_topic
             FROM installations
             WHERE app_id = \(appId) AND device_type = \(platform.rawValue)
               AND (device_token = ANY(\(unique)::text[]) OR installation_id = ANY(\(unique)::text[])
@@ -184,7 +186,9 @@ public struct PushStore: Sendable {
                 PushTarget(
                     objectId: row?["object_id"] ?? "", deviceType: platform.rawValue, token: token,
                     profile: row?["device_profile"], badge: nil,
-                    vendor: platform == .android ? vendor?.rawValue ?? row?["vendor"] : nil))
+                    vendor: platform == .android ? vendor?.rawValue ?? row?["vendor"] : nil,
+                    apnsTeam: platform == .ios ? row?["apns_team"] : nil,
+                    apnsTopic: platform == .ios ? row?["apns_topic"] : nil))
         }
         return targets
     }

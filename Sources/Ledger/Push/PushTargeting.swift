@@ -129,7 +129,7 @@ public struct PushTargeting: Sendable {
             let rows = try await conn.query(
                 """
                 SELECT object_id, device_type, device_token, registration_id, subscription_uri, device_profile, badge,
-                       data ->> 'vendor' AS vendor
+                       data ->> 'vendor' AS vendor, data ->> 'apnsTeamId' AS apns_team, data ->> 'apnsTopic' AS apns_topic
                 FROM installations
                 WHERE \(condition) AND object_id > \(cursor ?? "")
                 ORDER BY object_id LIMIT \(allowed)
@@ -160,7 +160,9 @@ public struct PushTargeting: Sendable {
                 targets.append(
                     PushTarget(
                         objectId: try row.string("object_id"), deviceType: type, token: token,
-                        profile: row["device_profile"], badge: nil, vendor: vendor))
+                        profile: row["device_profile"], badge: nil, vendor: vendor,
+                        apnsTeam: platform == .ios ? row["apns_team"] : nil,
+                        apnsTopic: platform == .ios ? row["apns_topic"] : nil))
             }
             var events: [NewEvent] = []
             if pushData.usesBadgeIncrement(for: .ios) {

@@ -99,6 +99,9 @@ public enum AppSettings {
             return .string(value)
         }
         let parts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if parts.count == 3, parts[0] + "." == APNsTeams.settingPrefix {
+            return try apnsTeamSetting(key, team: parts[1], last: parts[2], value: value)
+        }
         if parts.count == 2 || parts.count == 3, let provider = parts.first, let last = parts.last {
             let known = providerKeys[provider] ?? []
             let profileOK = parts.count == 2 || InstallationFields.isValidFieldName(parts[1])
@@ -113,6 +116,26 @@ public enum AppSettings {
             }
         }
         throw .invalidParameter("Unknown setting \(key).")
+    }
+
+    /// `apns_team.<team>.key_file` / `.key_id` / `.topics`: the team id and key id travel in the JWT, the
+    /// topics in `apns-topic`.
+    static func apnsTeamSetting(_ key: String, team: String, last: String, value: String) throws(LeanError) -> JSON {
+        guard APNsTeams.keys.contains(last), OutboundText.isIdentifier(team) else {
+            throw .invalidParameter("Unknown setting \(key).")
+        }
+        let fits: Bool
+        switch last {
+        case "key_id": fits = OutboundText.isIdentifier(value)
+        case "topics":
+            let topics = APNsTeams.topics(value)
+            fits = !topics.isEmpty && topics.allSatisfy(OutboundText.isTopic)
+        default: fits = true
+        }
+        guard fits else {
+            throw .invalidParameter("Setting \(key) has characters an APNs request header cannot carry.")
+        }
+        return .string(value)
     }
 
     /// A setting's value, falling back to its default.

@@ -28,14 +28,14 @@ extension JSONParser {
     }
 
     /// One array element: a target when it is an object with the string fields `o`, `t` and `k` (and
-    /// optionally `p`, `b` and `v`), else nil, read as `PushTarget.init(json:)` reads it; a later duplicate key wins,
+    /// optionally `p`, `b`, `v`, `i` and `c`), else nil, read as `PushTarget.init(json:)` reads it; a later duplicate key wins,
     /// as in `JSON`'s dictionary.
     private mutating func parseTargetElement() throws(MalformedJSON) -> PushTarget? {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
             _ = try parseValue()
             return nil
         }
-        var o: JSON?, t: JSON?, k: JSON?, p: JSON?, b: JSON?, v: JSON?
+        var o: JSON?, t: JSON?, k: JSON?, p: JSON?, b: JSON?, v: JSON?, i: JSON?, c: JSON?
         try readObject(key: { parser throws(MalformedJSON) in try parser.parseTargetKey() }) {
             parser, key throws(MalformedJSON) in
             let value = try parser.parseValue()
@@ -46,6 +46,8 @@ extension JSONParser {
             case UInt8(ascii: "p"): p = value
             case UInt8(ascii: "b"): b = value
             case UInt8(ascii: "v"): v = value
+            case UInt8(ascii: "i"): i = value
+            case UInt8(ascii: "c"): c = value
             default: break
             }
         }
@@ -54,7 +56,7 @@ extension JSONParser {
         }
         return PushTarget(
             objectId: objectId, deviceType: deviceType, token: token, profile: p?.stringValue, badge: b?.intValue,
-            vendor: v?.stringValue)
+            vendor: v?.stringValue, apnsTeam: i?.stringValue, apnsTopic: c?.stringValue)
     }
 
     /// A key at `index` (its opening quote): the letter of a one-letter ASCII key written plainly, the
@@ -92,6 +94,16 @@ extension PushTargeted {
             if let badge = target.badge {
                 out.append(contentsOf: #""b":"#.utf8)
                 JSON.writeInteger(badge, to: &out)
+                out.append(UInt8(ascii: ","))
+            }
+            if let topic = target.apnsTopic, !topic.isEmpty {
+                out.append(contentsOf: #""c":"#.utf8)
+                JSON.writeString(topic, to: &out)
+                out.append(UInt8(ascii: ","))
+            }
+            if let team = target.apnsTeam, !team.isEmpty {
+                out.append(contentsOf: #""i":"#.utf8)
+                JSON.writeString(team, to: &out)
                 out.append(UInt8(ascii: ","))
             }
             out.append(contentsOf: #""k":"#.utf8)

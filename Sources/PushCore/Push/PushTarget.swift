@@ -9,9 +9,14 @@ public struct PushTarget: Sendable, Hashable, Codable {
     public var badge: Int64?
     /// The Android installation's `vendor` (SPEC §12.3), as stored; nil or empty when it has none.
     public var vendor: String?
+    /// The iOS installation's `apnsTeamId` and `apnsTopic` (SPEC §12.6): which team's key signs for it, and
+    /// its `apns-topic` when the push names none.
+    public var apnsTeam: String?
+    public var apnsTopic: String?
 
     public init(
-        objectId: String, deviceType: String, token: String, profile: String?, badge: Int64?, vendor: String? = nil
+        objectId: String, deviceType: String, token: String, profile: String?, badge: Int64?, vendor: String? = nil,
+        apnsTeam: String? = nil, apnsTopic: String? = nil
     ) {
         self.objectId = objectId
         self.deviceType = deviceType
@@ -19,19 +24,25 @@ public struct PushTarget: Sendable, Hashable, Codable {
         self.profile = profile
         self.badge = badge
         self.vendor = vendor
+        self.apnsTeam = apnsTeam
+        self.apnsTopic = apnsTopic
     }
 
     /// Short keys: a push to a million devices writes a million of these.
     enum CodingKeys: String, CodingKey {
         case objectId = "o", deviceType = "t", token = "k", profile = "p", badge = "b", vendor = "v"
+        case apnsTeam = "i", apnsTopic = "c"
     }
 
-    /// A target without a vendor is written as before vendors existed, so stored pages read the same.
+    /// A target without a vendor, team or topic is written as before they existed, so stored pages read the
+    /// same.
     public var json: JSON {
         var o: [String: JSON] = ["o": .string(objectId), "t": .string(deviceType), "k": .string(token)]
         if let profile, !profile.isEmpty { o["p"] = .string(profile) }
         if let badge { o["b"] = .int(badge) }
         if let vendor, !vendor.isEmpty { o["v"] = .string(vendor) }
+        if let apnsTeam, !apnsTeam.isEmpty { o["i"] = .string(apnsTeam) }
+        if let apnsTopic, !apnsTopic.isEmpty { o["c"] = .string(apnsTopic) }
         return .object(o)
     }
 
@@ -41,6 +52,6 @@ public struct PushTarget: Sendable, Hashable, Codable {
         }
         self.init(
             objectId: o, deviceType: t, token: k, profile: json["p"]?.stringValue, badge: json["b"]?.intValue,
-            vendor: json["v"]?.stringValue)
+            vendor: json["v"]?.stringValue, apnsTeam: json["i"]?.stringValue, apnsTopic: json["c"]?.stringValue)
     }
 }
