@@ -47,6 +47,10 @@ FRAGMENTS = {
     ("Ledger/Replay/Replayer.swift", "condition"): "app_id = $ AND valid AND updated_at > $::timestamptz AND (TRUE)",
     ("Ledger/Push/PushTargeting+Preview.swift", "condition"):
         "app_id = $ AND valid AND updated_at > $::timestamptz AND (TRUE)",
+    # APNsTeamCheck: the push's audience (targetCondition) and whether a device's own topic tells its team.
+    ("Ledger/Push/APNsTeamCheck.swift", "condition"):
+        "app_id = $ AND valid AND updated_at > $::timestamptz AND (TRUE)",
+    "topicTellsApart": "coalesce(data ->> 'apnsTopic', '') = ANY($::text[])",
     # A listing: one of the callers' scopes (each checked on its own as a fragment) and a compiled `where`.
     ("Ledger/Query/PGPool+ListQuery.swift", "base"): "FROM installations WHERE app_id = $ AND (TRUE)",
     ("Ledger/Query/PGPool+ListQuery.swift", "order"): "object_id",
