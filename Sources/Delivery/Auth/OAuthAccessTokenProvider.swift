@@ -122,7 +122,6 @@ public final class OAuthAccessTokenProvider: Sendable {
 }
 
 extension OAuthAccessTokenProvider {
-    /// A form-encoded `POST` to a token endpoint, asking for a JSON answer.
     /// OAuth's client-credentials grant (RFC 6749 §4.4) at `endpoint`: WNS' (with its scope), Huawei's and Honor's.
     public static func clientCredentialsRequest(
         endpoint: String, clientId: String, secret: String, scope: String? = nil, timeout: Duration
@@ -132,6 +131,7 @@ extension OAuthAccessTokenProvider {
         return formRequest(endpoint: endpoint, form: form, timeout: timeout)
     }
 
+    /// A form-encoded `POST` to a token endpoint, asking for a JSON answer.
     public static func formRequest(
         endpoint: String, form: [(name: String, value: String)], timeout: Duration
     ) -> CurlRequest {

@@ -76,10 +76,10 @@ struct BatchPlan: Sendable {
         }
         // The profiles each platform's targets use, in one pass over the batch (three filtered copies of the
         // targets took 1.8 % of the server's time outside libcurl). Targets without a vendor token go to the
-        // own channel and need no provider client.
+        // own channel and need no provider client; iOS targets find theirs by `apnsKey` (a profile or a team).
         var profilesByPlatform: [PushPlatform: Set<String>] = [:]
         for target in claim.targets where !target.token.isEmpty {
-            guard let platform = PushPlatform(rawValue: target.deviceType) else { continue }
+            guard let platform = PushPlatform(rawValue: target.deviceType), platform != .ios else { continue }
             profilesByPlatform[platform, default: []].insert(target.profile ?? request.deviceProfile ?? "")
         }
         func profiles(_ platform: PushPlatform) -> Set<String> { profilesByPlatform[platform] ?? [] }

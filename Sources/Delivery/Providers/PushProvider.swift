@@ -82,8 +82,9 @@ extension PushProvider {
             var start = 0
             for request in requests {
                 let count = Self.devices(in: request)
-                let outcomes = Array(firsts[start..<start + count])
-                if outcomes.contains(where: \.isWorthRetrying) {
+                // Most requests need no retry: their answers are not copied (one device's each, in a chunk).
+                if firsts[start..<start + count].contains(where: \.isWorthRetrying) {
+                    let outcomes = Array(firsts[start..<start + count])
                     group.addTask { [start] in
                         let retried = await self.retry(
                             request, after: outcomes, policy: policy, random: random, sleep: sleep, started: started)
