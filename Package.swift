@@ -97,6 +97,9 @@ let package = Package(
                 "DeviceChannel", "Ledger", "Postgres", "PushCore", "Reports",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // scrypt for users' passwords (SPEC §12.5), hashed on NIO's blocking-work pool.
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -210,5 +213,6 @@ let package = Package(
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["PushCore", "TestSupport"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "PushCore"]),
+        .testTarget(name: "APITests", dependencies: ["API", "PushCore"]),
     ]
 )

@@ -2,6 +2,7 @@ import API
 import Foundation
 import HTTPTypes
 import Hummingbird
+import PushCore
 
 /// The web console at `/console` (issue 17): server-rendered pages over the same services as the REST API.
 /// Its routes are HTML for people, not part of the REST API, so `docs/openapi.yaml` leaves them out (the rule

@@ -196,7 +196,8 @@ struct GroupSaveTests {
                 appId: app.appId,
                 body: ["deviceType": "android", "deviceToken": .string(Self.token(n)), "installationId": "shared"],
                 token: Self.token(n), installationId: "shared", identityKeys: ["token:\(Self.token(n))", "iid:shared"],
-                metadata: EventMetadata(keyKind: "client", requestId: "r\(n)"), now: now, wnsHosts: WNSHosts())
+                metadata: EventMetadata(keyKind: "client", requestId: "r\(n)"), now: now, wnsHosts: WNSHosts(),
+                writer: .master)
         }
         let results = await InstallationStore.save(saves, store: db.ledger.events)
         let first = try results[0].get(), second = try results[1].get()

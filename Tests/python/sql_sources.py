@@ -73,6 +73,10 @@ FRAGMENTS = {
     "forgiveToken(d[\"set\"], event: event, schema: schema)": "DELETE FROM public.invalid_tokens "
     "WHERE app_id = $ AND token = ANY($::text[]) AND invalid_since < $::timestamptz",
     "FanOutStore.workFinished": "TRUE",
+    # PushStore+Merged: the status of a notification_id's requests as one record.
+    "Self.mergedStatus": "CASE WHEN bool_or(status = 'in-queue') THEN 'in-queue' "
+    "WHEN bool_or(status = 'scheduled') THEN 'scheduled' WHEN bool_and(status = 'done') THEN 'done' "
+    "ELSE (array_agg(status ORDER BY created_at, object_id) FILTER (WHERE status <> 'done'))[1] END",
     # PushCounterRun.rows: a run of push events as rows (no table).
     "run.rows": "SELECT p, nullif(at, '')::timestamptz AS at, devices, successes, ios, android, windows, errors, "
     "invalid, queued, reasons, vendors, ord FROM unnest($::text[], $::text[], $::bigint[], $::bigint[], $::bigint[], "

@@ -7,7 +7,8 @@ import PushCore
 
 /// Authenticates every request with one of LeanCloud's header styles (SPEC §1):
 /// `X-LC-Id` + `X-LC-Key` (`<appKey>` or `<masterKey>,master`), `X-LC-Id` + `X-LC-Sign`
-/// (`md5(timestamp + key),timestamp[,master]`, 15 minutes of skew), or the legacy `X-AVOSCloud-*` headers.
+/// (`md5(timestamp + key),timestamp[,master]`, 15 minutes of skew), or the legacy `X-AVOSCloud-*` headers;
+/// a user's session token rides along (SPEC §12.5).
 public struct AuthMiddleware: RouterMiddleware {
     public typealias Context = PushContext
 
@@ -50,6 +51,9 @@ public struct AuthMiddleware: RouterMiddleware {
         }
         context.app = app
         context.isMaster = isMaster
+        // `User.become` asks for the user of the token it names, whoever is signed in already.
+        context.sessionToken =
+            request.query("session_token") ?? header("X-LC-Session") ?? header("X-AVOSCloud-Session-Token")
         context.logger[metadataKey: "app_id"] = .string(app.appId)
         context.facts.appId = app.appId
         return try await next(request, context)

@@ -8,8 +8,13 @@ import PushCore
 /// `_Installation` endpoints under both spellings the SDKs use (SPEC §3).
 public struct InstallationRoutes: Sendable {
     let installations: InstallationStore
+    /// Where sessions are looked up: a pointer at a `_User` is that user's to set (`UserPointerRule`).
+    let objects: ObjectStore
 
-    public init(installations: InstallationStore) { self.installations = installations }
+    public init(installations: InstallationStore, objects: ObjectStore) {
+        self.installations = installations
+        self.objects = objects
+    }
 
     public func register(on router: some RouterMethods<PushContext>) {
         for base in ["installations", "classes/_Installation"] {
@@ -26,7 +31,7 @@ public struct InstallationRoutes: Sendable {
         let body = try await request.jsonObject()
         let result = try await installations.save(
             appId: app.appId, body: body, metadata: context.metadata(for: request),
-            wnsHosts: WNSHosts(settings: app.settings))
+            wnsHosts: WNSHosts(settings: app.settings), writer: try await context.writer(objects))
         var out: [String: JSON] = ["objectId": .string(result.objectId), "createdAt": .string(result.createdAt)]
         // The own channel's credential goes only to whoever created the installation (or holds the master
         // key): knowing another device's installationId must not be enough to read its messages.
@@ -48,7 +53,7 @@ public struct InstallationRoutes: Sendable {
         let body = try await request.jsonObject()
         let updatedAt = try await installations.update(
             appId: app.appId, objectId: objectId, body: body, metadata: context.metadata(for: request),
-            wnsHosts: WNSHosts(settings: app.settings))
+            wnsHosts: WNSHosts(settings: app.settings), writer: try await context.writer(objects))
         return JSONResponse.make(["updatedAt": .string(updatedAt)])
     }
 

@@ -4,10 +4,10 @@ import Hummingbird
 import Ledger
 import PushCore
 
-/// Objects of `_User` and custom classes (issue 16): `/1.1/classes/:className[/:objectId]`, `_User` also as
-/// `/1.1/users[/:objectId]`, and `/1.1/batch`. `_Installation` keeps its own routes (their literal path wins
-/// over `:className`). Without ACLs, the app key may do everything to ordinary classes, as LeanCloud does for
-/// a class without ACLs; `_User` needs the master key, because there is no sign-up or login to stand for a user.
+/// Objects of custom classes (issue 16): `/1.1/classes/:className[/:objectId]`, and `/1.1/batch`.
+/// `_Installation` and `_User` keep their own routes (`InstallationRoutes`, `UserRoutes`; their literal paths
+/// win over `:className`). Without ACLs, the app key may do everything to ordinary classes, as LeanCloud does
+/// for a class without ACLs; listing or batching `_User` needs the master key, since a user's row is theirs.
 public struct ObjectRoutes: Sendable {
     let objects: ObjectStore
 
@@ -29,17 +29,6 @@ public struct ObjectRoutes: Sendable {
         router.delete("classes/:className/:objectId") { request, context in
             try await delete(request, context, className: context.parameters.require("className"))
         }
-        router.post("users") { request, context in try await create(request, context, className: ClassName.user) }
-        router.get("users") { request, context in try await list(request, context, className: ClassName.user) }
-        router.get("users/:objectId") { request, context in
-            try await get(request, context, className: ClassName.user)
-        }
-        router.put("users/:objectId") { request, context in
-            try await update(request, context, className: ClassName.user)
-        }
-        router.delete("users/:objectId") { request, context in
-            try await delete(request, context, className: ClassName.user)
-        }
         router.post("batch") { request, context in try await batch(request, context) }
     }
 
@@ -48,7 +37,9 @@ public struct ObjectRoutes: Sendable {
         let app = try context.requireApp()
         let className = try ClassName.requireObjectClass(className)
         if className == ClassName.user, !context.isMaster {
-            throw LeanError.forbidden("The master key is required for _User: sign-up and login are not supported.")
+            throw LeanError.forbidden(
+                "The master key is required to list or batch _User: users sign up with POST /1.1/users and read "
+                    + "their own row with their session.")
         }
         return app.appId
     }

@@ -9,6 +9,9 @@ public struct PushContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var app: App?
     public var isMaster = false
+    /// The session token the request carries (`X-LC-Session`, or `session_token` as `User.become` sends it),
+    /// unchecked: routes that act for a user resolve it (`writer(_:)`), the rest ignore it as LeanCloud does.
+    public var sessionToken: String?
     /// Set by `RequestLogMiddleware` for every request; recorded in the metadata of the events it appends.
     public var requestId: String = ""
     public let remoteAddress: String?

@@ -28,7 +28,8 @@ extension ConsoleRoutes {
         let shown = Array(records.prefix(Self.pageSize)).map(\.json)
         let ids = shown.compactMap { $0["objectId"]?.stringValue }
         let origins = try await services.pushes.origins(appId: app.appId, pushIds: ids)
-        let unique = try await services.pushes.uniqueOpens(appId: app.appId, pushIds: ids)
+        let unique = try await services.pushes.uniqueOpens(
+            appId: app.appId, pushIds: shown.flatMap(Self.memberIds))
         let rows: [[String: Any]] = shown.map { record in
             let id = record["objectId"]?.stringValue ?? ""
             var row = Self.counts(record)
@@ -36,7 +37,8 @@ extension ConsoleRoutes {
             row["created"] = Shown.time(record["createdAt"]?.stringValue)
             row["sender"] = origins[id].map { Self.sender($0.sender) } ?? "—"
             row["audience"] = Shown.audience(record["where"], origins[id])
-            row["openRate"] = Shown.percent(unique[id] ?? 0, of: record["successes"]?.intValue ?? 0)
+            let opened = Self.memberIds(record).reduce(0) { $0 + (unique[$1] ?? 0) }
+            row["openRate"] = Shown.percent(opened, of: record["successes"]?.intValue ?? 0)
             return row
         }
         if rows.isEmpty {
@@ -64,7 +66,8 @@ extension ConsoleRoutes {
         }
         let events = try await services.events.readStream(appId: app.appId, stream: PushEvent.stream(id))
         let origin = try await services.pushes.origins(appId: app.appId, pushIds: [id])[id]
-        let unique = try await services.pushes.uniqueOpens(appId: app.appId, pushIds: [id])[id] ?? 0
+        let members = Self.memberIds(record)
+        let unique = try await services.pushes.uniqueOpens(appId: app.appId, pushIds: members).values.reduce(0, +)
         let status = record["status"]?.stringValue ?? ""
         let reasons = (record["errorReasons"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map {
             ["reason": $0.key, "count": $0.value.intValue ?? 0] as [String: Any]
@@ -85,7 +88,16 @@ extension ConsoleRoutes {
         ]) { _, new in new }
         if let notice = request.query("notice") { values["notice"] = notice }
         if let id = record["notificationId"]?.stringValue { values["notificationId"] = id }
+        // Requests under one notification_id are one record (SPEC §12.6): the counts above are theirs together,
+        // the timeline and the cancel button this request's own.
+        if members.count > 1 { values["requests"] = ["ids": members] }
         return pages.page("push", title: "Push \(id)", values, chrome: chrome)
+    }
+
+    /// The requests a (merged) record stands for: its `objectIds`, or itself.
+    static func memberIds(_ record: JSON) -> [String] {
+        let ids = (record["objectIds"]?.arrayValue ?? []).compactMap(\.stringValue)
+        return ids.isEmpty ? [record["objectId"]?.stringValue].compactMap { $0 } : ids
     }
 
     func cancelPush(_ request: Request, _ context: PushContext) async throws -> Response {

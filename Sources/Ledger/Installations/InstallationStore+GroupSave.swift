@@ -95,7 +95,7 @@ extension InstallationStore {
                     appends.append(
                         try planUpdate(
                             installation, body: save.body, at: save.now, wnsHosts: save.wnsHosts,
-                            tx: transactions[i]))
+                            writer: save.writer, tx: transactions[i]))
                     outcomes[i] = .answered(
                         .success(
                             SaveResult(
@@ -103,7 +103,8 @@ extension InstallationStore {
                                 created: false)))
                 } else {
                     let (append, saved) = try planCreate(
-                        body: save.body, at: save.now, wnsHosts: save.wnsHosts, tx: transactions[i])
+                        body: save.body, at: save.now, wnsHosts: save.wnsHosts, writer: save.writer,
+                        tx: transactions[i])
                     appends.append(append)
                     outcomes[i] = .answered(.success(saved))
                 }

@@ -41,12 +41,17 @@ public struct InstallationStore: Sendable {
         let now: String
         /// Where the app's Windows channel URIs may point (its `wns.allowed_hosts`).
         let wnsHosts: WNSHosts
+        /// Who saves: pointers at a `_User` are theirs to set (`UserPointerRule`).
+        let writer: Writer
     }
 
     /// POST: creates an installation, or updates the one that already has this deviceToken/installationId.
-    /// - Parameter wnsHosts: the app's, which a `subscriptionUri` must point at (Microsoft's hosts only by default).
+    /// - Parameters:
+    ///   - wnsHosts: the app's, which a `subscriptionUri` must point at (Microsoft's hosts only by default).
+    ///   - writer: who saves (the REST routes pass the request's; server-side callers are `.master`).
     public func save(
-        appId: String, body: [String: JSON], metadata: EventMetadata, now: Date? = nil, wnsHosts: WNSHosts = WNSHosts()
+        appId: String, body: [String: JSON], metadata: EventMetadata, now: Date? = nil, wnsHosts: WNSHosts = WNSHosts(),
+        writer: Writer = .master
     ) async throws
         -> SaveResult
     {
@@ -64,13 +69,13 @@ public struct InstallationStore: Sendable {
         let identityKeys = [token.map { "token:\($0)" }, installationId.map { "iid:\($0)" }].compactMap { $0 }
         guard !identityKeys.isEmpty else {
             // Without an identity there is nothing to upsert by; let validation explain what is missing.
-            _ = try InstallationUpdate.apply(body: body, to: [:], isCreate: true, wnsHosts: wnsHosts)
+            _ = try InstallationUpdate.apply(body: body, to: [:], isCreate: true, wnsHosts: wnsHosts, writer: writer)
             throw LeanError.missingField("deviceToken or installationId is required.")
         }
         return try await saves.submit(
             PendingSave(
                 appId: appId, body: body, token: token, installationId: installationId, identityKeys: identityKeys,
-                metadata: metadata, now: LeanDate.format(now), wnsHosts: wnsHosts))
+                metadata: metadata, now: LeanDate.format(now), wnsHosts: wnsHosts, writer: writer))
     }
 
     /// One save in a transaction of its own.
@@ -98,13 +103,15 @@ public struct InstallationStore: Sendable {
             let ids = Set(try matches.map { try $0.string("object_id") })
             guard ids.count <= 1 else { throw ambiguousIdentity }
             guard let objectId = ids.first else {
-                return try await appendCreate(body: save.body, at: save.now, wnsHosts: save.wnsHosts, tx: tx)
+                return try await appendCreate(
+                    body: save.body, at: save.now, wnsHosts: save.wnsHosts, writer: save.writer, tx: tx)
             }
             try await tx.lock([InstallationEvent.stream(objectId)])
             guard let current = try await load(objectId, appId: save.appId, on: tx.connection) else {
                 throw InstallationVanished()
             }
-            try await appendUpdate(current, body: save.body, at: save.now, wnsHosts: save.wnsHosts, tx: tx)
+            try await appendUpdate(
+                current, body: save.body, at: save.now, wnsHosts: save.wnsHosts, writer: save.writer, tx: tx)
             return SaveResult(objectId: objectId, createdAt: current.createdAt, updatedAt: save.now, created: false)
         }
     }
@@ -115,20 +122,21 @@ public struct InstallationStore: Sendable {
 
     /// Appends a new installation's events (its fields validated first).
     static func appendCreate(
-        body: [String: JSON], at now: String, wnsHosts: WNSHosts, tx: LedgerTransaction
+        body: [String: JSON], at now: String, wnsHosts: WNSHosts, writer: Writer, tx: LedgerTransaction
     ) async throws -> SaveResult {
-        let (append, result) = try planCreate(body: body, at: now, wnsHosts: wnsHosts, tx: tx)
+        let (append, result) = try planCreate(body: body, at: now, wnsHosts: wnsHosts, writer: writer, tx: tx)
         try await LedgerTransaction.append([append])
         return result
     }
 
     /// A new installation's events, for `tx` to append; throws, having changed nothing, if a field is bad.
     static func planCreate(
-        body: [String: JSON], at now: String, wnsHosts: WNSHosts, tx: LedgerTransaction
+        body: [String: JSON], at now: String, wnsHosts: WNSHosts, writer: Writer, tx: LedgerTransaction
     ) throws
         -> (LedgerTransaction.StreamAppend, SaveResult)
     {
-        let update = try InstallationUpdate.apply(body: body, to: [:], isCreate: true, wnsHosts: wnsHosts)
+        let update = try InstallationUpdate.apply(
+            body: body, to: [:], isCreate: true, wnsHosts: wnsHosts, writer: writer)
         let objectId = RandomID.make()
         let stream = InstallationEvent.stream(objectId)
         tx.claimNewStream(stream)
@@ -151,7 +159,7 @@ public struct InstallationStore: Sendable {
     /// PUT: applies field sets and `__op` operations; answers the new updatedAt.
     public func update(
         appId: String, objectId: String, body: [String: JSON], metadata: EventMetadata,
-        now date: Date? = nil, wnsHosts: WNSHosts = WNSHosts()
+        now date: Date? = nil, wnsHosts: WNSHosts = WNSHosts(), writer: Writer = .master
     ) async throws -> String {
         let date = date ?? store.clock.now()
         return try await store.write(appId: appId, metadata: metadata, lockKeys: [InstallationEvent.stream(objectId)]) {
@@ -162,7 +170,7 @@ public struct InstallationStore: Sendable {
             // A new deviceToken or installationId must not collide with another installation's.
             let now = LeanDate.format(date)
             do {
-                try await Self.appendUpdate(current, body: body, at: now, wnsHosts: wnsHosts, tx: tx)
+                try await Self.appendUpdate(current, body: body, at: now, wnsHosts: wnsHosts, writer: writer, tx: tx)
                 try await tx.flushProjections()
             } catch let error as PGError where error.isUniqueViolation {
                 throw LeanError.ambiguousToken("That deviceToken or installationId belongs to another installation.")
@@ -186,24 +194,26 @@ public struct InstallationStore: Sendable {
     }
 
     static func appendUpdate(
-        _ current: StoredInstallation, body: [String: JSON], at now: String, wnsHosts: WNSHosts,
+        _ current: StoredInstallation, body: [String: JSON], at now: String, wnsHosts: WNSHosts, writer: Writer,
         tx: LedgerTransaction
     )
         async throws
     {
-        try await LedgerTransaction.append([planUpdate(current, body: body, at: now, wnsHosts: wnsHosts, tx: tx)])
+        try await LedgerTransaction.append([
+            planUpdate(current, body: body, at: now, wnsHosts: wnsHosts, writer: writer, tx: tx)
+        ])
     }
 
     /// The events that apply `body` to `current`, for `tx` to append; throws, having changed nothing, if the
     /// body is bad.
     static func planUpdate(
-        _ current: StoredInstallation, body: [String: JSON], at now: String, wnsHosts: WNSHosts,
+        _ current: StoredInstallation, body: [String: JSON], at now: String, wnsHosts: WNSHosts, writer: Writer,
         tx: LedgerTransaction
     )
         throws -> LedgerTransaction.StreamAppend
     {
         let update = try InstallationUpdate.apply(
-            body: body, to: current.fields, isCreate: false, wnsHosts: wnsHosts)
+            body: body, to: current.fields, isCreate: false, wnsHosts: wnsHosts, writer: writer)
         var set = update.set
         var events: [NewEvent] = []
         let resets = update.resetsBadge

@@ -20,17 +20,9 @@ public struct ObjectStore: Sendable {
     public func create(
         appId: String, className: String, body: [String: JSON], metadata: EventMetadata, now: Date? = nil
     ) async throws -> Created {
-        let update = try ObjectUpdate.apply(body: body, to: [:], className: className, isCreate: true)
         let now = LeanDate.format(now ?? store.clock.now())
-        let objectId = RandomID.make()
-        let stream = ObjectEvent.stream(className: className, objectId: objectId)
         return try await store.write(appId: appId, metadata: metadata, lockKeys: []) { tx in
-            tx.claimNewStream(stream)
-            let types = try await Self.checkTypes(update, className: className, tx: tx)
-            let data = ObjectEvent.createdData(
-                className: className, objectId: objectId, fields: update.set, types: types, at: now)
-            try await tx.append(stream: stream, expectedVersion: 0, [NewEvent(ObjectEvent.created, data)])
-            return Created(objectId: objectId, createdAt: now)
+            try await Self.appendCreate(className: className, body: body, at: now, tx: tx)
         }
     }
 
@@ -45,14 +37,44 @@ public struct ObjectStore: Sendable {
             guard let current = try await Self.load(className, objectId, appId: appId, on: tx.connection) else {
                 throw LeanError.notFound()
             }
-            let update = try ObjectUpdate.apply(body: body, to: current.fields, className: className, isCreate: false)
-            let types = try await Self.checkTypes(update, className: className, tx: tx)
-            let data = ObjectEvent.updatedData(
-                className: className, objectId: objectId, set: update.set, unset: update.unset, types: types, at: now)
-            try await tx.append(
-                stream: stream, expectedVersion: current.version, [NewEvent(ObjectEvent.updated, data)])
+            try await Self.appendUpdate(current, body: body, at: now, tx: tx)
             return now
         }
+    }
+
+    /// A new object's event, in `tx`; throws, having appended nothing, if a field is bad.
+    static func appendCreate(
+        className: String, body: [String: JSON], at now: String, tx: LedgerTransaction
+    ) async throws -> Created {
+        let update = try ObjectUpdate.apply(body: body, to: [:], className: className, isCreate: true)
+        let objectId = RandomID.make()
+        let stream = ObjectEvent.stream(className: className, objectId: objectId)
+        tx.claimNewStream(stream)
+        if className == ClassName.user { try await claimUsername(update, of: objectId, tx: tx) }
+        let types = try await checkTypes(update, className: className, tx: tx)
+        let data = ObjectEvent.createdData(
+            className: className, objectId: objectId, fields: update.set, types: types, at: now)
+        try await tx.append(
+            stream: stream, expectedVersion: 0, [NewEvent(ObjectEvent.createdType(className: className), data)])
+        return Created(objectId: objectId, createdAt: now)
+    }
+
+    /// The event applying `body` to `current` (whose stream `tx` has locked); answers the fields after it.
+    @discardableResult
+    static func appendUpdate(
+        _ current: StoredObject, body: [String: JSON], at now: String, tx: LedgerTransaction
+    ) async throws -> [String: JSON] {
+        let className = current.className
+        let update = try ObjectUpdate.apply(body: body, to: current.fields, className: className, isCreate: false)
+        if className == ClassName.user { try await claimUsername(update, of: current.objectId, tx: tx) }
+        let types = try await checkTypes(update, className: className, tx: tx)
+        let data = ObjectEvent.updatedData(
+            className: className, objectId: current.objectId, set: update.set, unset: update.unset, types: types,
+            at: now)
+        try await tx.append(
+            stream: ObjectEvent.stream(className: className, objectId: current.objectId),
+            expectedVersion: current.version, [NewEvent(ObjectEvent.updatedType(className: className), data)])
+        return update.fields
     }
 
     /// DELETE one object.
@@ -68,6 +90,7 @@ public struct ObjectStore: Sendable {
             let data = ObjectEvent.deletedData(className: className, objectId: objectId, at: now)
             try await tx.append(
                 stream: stream, expectedVersion: current.version, [NewEvent(ObjectEvent.deleted, data)])
+            if className == ClassName.user { try await Self.forgetSecrets(of: objectId, tx: tx) }
         }
     }
 

@@ -18,9 +18,9 @@ extension ObjectProjection: LogFoldingProjection {
             SELECT app_id, class_name, object_id, (s).data, (s).created_at, (s).updated_at, (s).version
             FROM (SELECT app_id, data ->> 'className' AS class_name, data ->> 'objectId' AS object_id,
                       installation_replay_fold(
-                          CASE type WHEN \(ObjectEvent.created) THEN \(InstallationEvent.created)
-                                    WHEN \(ObjectEvent.updated) THEN \(InstallationEvent.updated)
-                                    ELSE \(InstallationEvent.deleted) END,
+                          CASE WHEN type = ANY(\(ObjectEvent.creations.sorted())::text[]) THEN \(InstallationEvent.created)
+                               WHEN type = ANY(\(ObjectEvent.updates.sorted())::text[]) THEN \(InstallationEvent.updated)
+                               ELSE \(InstallationEvent.deleted) END,
                           data, version ORDER BY transaction_id, position) AS s
                   FROM events WHERE \(named)
                   GROUP BY app_id, data ->> 'className', data ->> 'objectId') f

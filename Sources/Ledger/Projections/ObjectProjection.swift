@@ -28,8 +28,7 @@ public struct ObjectProjection: Projection {
                     ON CONFLICT DO NOTHING
                     """))
         }
-        switch event.type {
-        case ObjectEvent.created:
+        if ObjectEvent.creations.contains(event.type) {
             try await conn.enqueue(
                 .reusingPlan(
                     """
@@ -39,7 +38,7 @@ public struct ObjectProjection: Projection {
                             \(d["createdAt"]?.stringValue)::timestamptz, \(d["updatedAt"]?.stringValue)::timestamptz,
                             \(event.version))
                     """))
-        case ObjectEvent.updated:
+        } else if ObjectEvent.updates.contains(event.type) {
             let unset = (d["unset"]?.arrayValue ?? []).compactMap(\.stringValue)
             try await conn.enqueue(
                 .reusingPlan(
@@ -49,7 +48,7 @@ public struct ObjectProjection: Projection {
                         updated_at = \(d["updatedAt"]?.stringValue)::timestamptz, version = \(event.version)
                     WHERE app_id = \(event.appId) AND class_name = \(className) AND object_id = \(objectId)
                     """))
-        default:
+        } else {
             try await conn.enqueue(
                 """
                 DELETE FROM \(unsafeRaw: table)

@@ -41,3 +41,43 @@ public struct PushRecord: Sendable {
         json = .object(o)
     }
 }
+
+extension PushRecord {
+    /// The counters a merged record sums over its requests.
+    static let summedKeys =
+        [
+            "devices", "successes", "errors", "invalidTokens", "iosSuccesses", "androidSuccesses",
+            "windowsSuccesses", "opens", "channelPending",
+        ] + AndroidVendor.counters
+
+    /// `members` (in creation order) as one record: the first request's content, objectId, createdAt and
+    /// schedule; the counters and `errorReasons` summed; the latest `updatedAt`; `status` as given (SQL decides
+    /// it, for listing and filtering alike); and, when they share a `notification_id`, every request's objectId
+    /// under `objectIds`. A request without one is its own record, unchanged.
+    init(merged members: [PushRecord], status: String) {
+        guard var out = members.first?.json.objectValue else {
+            self.json = [:]
+            return
+        }
+        out["status"] = .string(status)
+        if out["notificationId"] != nil {
+            out["objectIds"] = .array(members.compactMap { $0.json["objectId"] })
+        }
+        if members.count > 1 {
+            for key in Self.summedKeys {
+                out[key] = .int(members.reduce(0) { $0 + ($1.json[key]?.intValue ?? 0) })
+            }
+            var reasons: [String: Int64] = [:]
+            for member in members {
+                for (reason, count) in member.json["errorReasons"]?.objectValue ?? [:] {
+                    reasons[reason, default: 0] += count.intValue ?? 0
+                }
+            }
+            out["errorReasons"] = .object(reasons.mapValues { .int($0) })
+            out["updatedAt"] = members.compactMap { $0.json["updatedAt"] }.max {
+                ($0.stringValue ?? "") < ($1.stringValue ?? "")
+            }
+        }
+        self.json = .object(out)
+    }
+}

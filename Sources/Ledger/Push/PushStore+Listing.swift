@@ -38,15 +38,6 @@ public struct PushListFilter: Sendable, Equatable {
 }
 
 extension PushStore {
-    public func list(appId: String, filter: PushListFilter, limit: Int, skip: Int) async throws -> [PushRecord] {
-        try await store.pool.query(
-            """
-            SELECT \(unsafeRaw: PushRecord.columns) FROM notifications WHERE app_id = \(appId) AND \(filter.condition)
-            ORDER BY created_at DESC, object_id LIMIT \(limit) OFFSET \(skip)
-            """
-        ).map(PushRecord.init)
-    }
-
     /// Who asked for each of `pushIds` and, for a device list, its size: from the `PushRequested` events (the log
     /// is the only place that keeps the actor, and the record's `where` is empty for `/push/devices`), read from
     /// the day partitions of the pushes' streams' span only (`StreamSpan`).

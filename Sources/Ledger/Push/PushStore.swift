@@ -251,12 +251,6 @@ public struct PushStore: Sendable {
         }
     }
 
-    public func get(appId: String, pushId: String) async throws -> PushRecord? {
-        try await store.pool.query(
-            "SELECT \(unsafeRaw: PushRecord.columns) FROM notifications WHERE app_id = \(appId) AND object_id = \(pushId)"
-        ).first.map(PushRecord.init)
-    }
-
     public func list(appId: String, limit: Int, skip: Int) async throws -> [PushRecord] {
         try await list(appId: appId, filter: PushListFilter(), limit: limit, skip: skip)
     }

@@ -18,9 +18,9 @@ struct ObjectFold: Sendable {
             """
             WITH relevant AS MATERIALIZED (
                 SELECT stream, data ->> 'className' AS class_name, data ->> 'objectId' AS object_id,
-                    CASE type WHEN \(ObjectEvent.created) THEN \(InstallationEvent.created)
-                              WHEN \(ObjectEvent.updated) THEN \(InstallationEvent.updated)
-                              ELSE \(InstallationEvent.deleted) END AS step,
+                    CASE WHEN type = ANY(\(ObjectEvent.creations.sorted())::text[]) THEN \(InstallationEvent.created)
+                         WHEN type = ANY(\(ObjectEvent.updates.sorted())::text[]) THEN \(InstallationEvent.updated)
+                         ELSE \(InstallationEvent.deleted) END AS step,
                     data, version, transaction_id, position
                 FROM events
                 WHERE app_id = \(appId) AND type = ANY(\(Array(ObjectEvent.all))::text[])

@@ -12,8 +12,10 @@ public struct InstallationUpdate: Sendable, Equatable {
     /// - Parameters:
     ///   - current: the stored fields, or empty for a new installation.
     ///   - wnsHosts: where a Windows channel URI may point (SPEC §12.7).
+    ///   - writer: who saves, for `UserPointerRule` (server-side callers are `.master`).
     public static func apply(
-        body: [String: JSON], to current: [String: JSON], isCreate: Bool, wnsHosts: WNSHosts = WNSHosts()
+        body: [String: JSON], to current: [String: JSON], isCreate: Bool, wnsHosts: WNSHosts = WNSHosts(),
+        writer: Writer = .master
     ) throws(LeanError)
         -> InstallationUpdate
     {
@@ -58,6 +60,7 @@ public struct InstallationUpdate: Sendable, Equatable {
         {
             try requireWindowsChannel(fields, wnsHosts: wnsHosts)
         }
+        try UserPointerRule.check(set: set, unset: unset, current: current, writer: writer)
         return InstallationUpdate(fields: fields, set: set, unset: unset)
     }
 

@@ -6,8 +6,10 @@ public struct ObjectUpdate: Sendable, Equatable {
     public var set: [String: JSON]
     public var unset: [String]
 
-    /// `_User` fields that belong to sign-up and login, which PushLedger does not implement: refused rather than
-    /// stored, so that no password is ever kept in clear.
+    /// `_User` fields that are secrets, never fields: the user routes take `password` out of the body before
+    /// it gets here (it is hashed into `user_credentials`), and a session token is only ever issued. Whatever
+    /// still carries one (a batch, say) is refused rather than stored, so no secret is ever kept in clear.
+    /// Third-party `authData` logins are not supported.
     public static let refusedUserFields: Set<String> = ["password", "sessionToken", "authData"]
 
     public static func apply(
@@ -20,7 +22,10 @@ public struct ObjectUpdate: Sendable, Equatable {
             if InstallationFields.serverAssigned.contains(key) { continue }
             if className == ClassName.user, refusedUserFields.contains(key) {
                 throw .invalidParameter(
-                    "\(key) is not supported: PushLedger keeps _User records without sign-up, login or sessions.")
+                    key == "authData"
+                        ? "authData is not supported: users sign up with a username and password."
+                        : "\(key) cannot be set here: passwords are set by sign-up (POST /1.1/users) or "
+                            + "PUT /1.1/users/:objectId, and session tokens are issued by the server.")
             }
             let newValue = try InstallationUpdate.requestedValue(key, body[key]!, current: fields[key])
             if let newValue, !newValue.isNull {

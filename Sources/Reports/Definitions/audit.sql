@@ -21,7 +21,8 @@ audited AS (
                      'NotificationPurged', 'PushQuotaReached', 'PushRateLimited', 'PushQuotaRefused',
                      'UsageDayClosed', 'InstallationCreated', 'InstallationUpdated', 'InstallationDeleted',
                      'InstallationExpired', 'InstallationInvalidated', 'BadgeReset', 'AppCreated',
-                     'AppSettingsChanged', 'ObjectCreated', 'ObjectUpdated', 'ObjectDeleted')
+                     'AppSettingsChanged', 'ObjectCreated', 'ObjectUpdated', 'ObjectDeleted',
+                     'UserSignedUp', 'UserUpdated')
       AND (event_time(e.data, e.recorded_at) AT TIME ZONE app.tz)::date BETWEEN $2::date AND $3::date
 )
 SELECT to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Console
+@testable import PushCore
 
 @Suite struct LoginThrottleTests {
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)
@@ -45,5 +45,17 @@ import Testing
         for _ in 0..<5 { throttle.recordFailure("x", now: later) }
         #expect(throttle.locked("x", now: later) != nil)
         #expect(throttle.trackedAddresses <= 2)
+    }
+}
+
+@Suite struct LoginThrottleLimitTests {
+    @Test func limitsAreTheThrottlesOwn() {
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        var throttle = LoginThrottle(maxFailures: 2, window: 10, lockout: 30)
+        #expect(throttle.recordFailure("u", now: t0) == nil)
+        #expect(throttle.recordFailure("u", now: t0.addingTimeInterval(11)) == nil)  // the first left the window
+        #expect(throttle.recordFailure("u", now: t0.addingTimeInterval(12)) == t0.addingTimeInterval(42))
+        #expect(throttle.locked("u", now: t0.addingTimeInterval(41)) != nil)
+        #expect(throttle.locked("u", now: t0.addingTimeInterval(42)) == nil)
     }
 }
