@@ -212,5 +212,6 @@ let package = Package(
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["PushCore", "TestSupport"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "PushCore"]),
+        .testTarget(name: "DeviceChannelTests", dependencies: ["DeviceChannel", "Ledger", "PushCore"]),
     ]
 )
