@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
     ],
     targets: [
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -89,6 +90,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
         ),
         .target(
@@ -214,5 +216,6 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["PushCore", "TestSupport"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "PushCore"]),
         .testTarget(name: "APITests", dependencies: ["API", "PushCore"]),
+        .testTarget(name: "DeviceChannelTests", dependencies: ["DeviceChannel", "Ledger", "PushCore"]),
     ]
 )

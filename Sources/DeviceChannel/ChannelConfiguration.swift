@@ -9,6 +9,11 @@ public struct ChannelConfiguration: Sendable {
     public var window: Int
     /// How often messages past their expiration are recorded as expired.
     public var expiryInterval: Duration
+    /// The WebSocket URL `GET /v1/route` hands the LeanCloud SDK (`--channel-public-url`), for deployments behind
+    /// a proxy; nil: `ws://` (`wss://` when `secure`) at the request's `Host`, path `/channel`.
+    public var publicURL: String?
+    /// The port speaks TLS, so devices connect with `wss://`.
+    public var secure = false
 
     public init(
         pingInterval: Duration = .seconds(240), pongTimeout: Duration = .seconds(10), window: Int = 64,

@@ -61,13 +61,13 @@ public final class ChannelHub: Sendable {
     /// A device connected (called in its connection's event loop): its session takes over from any earlier
     /// connection of the device, which is closed, and then, in a task of its own, records the connection and
     /// writes the welcome and the waiting messages.
-    func open(app: App, installationId: String, socket: DeviceSocket) -> DeviceSession {
+    func open(app: App, installationId: String, dialect: ChannelDialect, socket: DeviceSocket) -> DeviceSession {
         let key = DeviceKey(appId: app.appId, installationId: installationId)
         let session = DeviceSession(
-            key: key, socket: socket, ledger: ledger, window: configuration.window, logger: logger)
+            key: key, dialect: dialect, socket: socket, ledger: ledger, window: configuration.window, logger: logger)
         let replaced = sessions.withLock { $0.updateValue(session, forKey: key) }
         ChannelMetrics.connections.increment()
-        let pingSeconds = Int64(configuration.pingInterval.components.seconds)
+        let pingInterval = configuration.pingInterval
         Task {
             // One connection per device: a reconnect takes over from a connection not yet noticed dead, which is
             // closed now rather than left to answer pings until its client goes.
@@ -76,15 +76,13 @@ public final class ChannelHub: Sendable {
                 app.appId,
                 PresenceChange(
                     installationId: installationId, session: session.id, connected: true, at: ledger.now()))
-            var greeting: [JSON] = [
-                ["type": "welcome", "installationId": .string(installationId), "pingInterval": .int(pingSeconds)]
-            ]
-            if let dropped = try? await ledger.takeDrops(appId: app.appId, installationId: installationId),
-                dropped > 0
-            {
-                greeting.append(["type": "dropped", "count": .int(dropped)])
+            var dropped: Int64 = 0
+            if dialect.tellsDrops {
+                dropped = (try? await ledger.takeDrops(appId: app.appId, installationId: installationId)) ?? 0
             }
-            await session.start(greeting: greeting)
+            await session.start(
+                greeting: dialect.greeting(installationId: installationId, pingInterval: pingInterval, dropped: dropped)
+            )
         }
         return session
     }
@@ -109,19 +107,19 @@ public final class ChannelHub: Sendable {
         }
     }
 
-    /// A text frame from a device (in its event loop).
+    /// A JSON-dialect text frame from a device (in its event loop).
     func received(_ text: String, from session: DeviceSession) {
-        Task { await handle(text, from: session) }
+        guard let seqs = ChannelDialect.jsonAcks(text) else { return }
+        acknowledged(seqs, from: session)
     }
 
-    /// A device's frame: `{"type":"ack","id":"…"}` or `{"type":"ack","ids":[…]}`; anything else is ignored
-    /// (future message types must not break older servers).
-    func handle(_ text: String, from session: DeviceSession) async {
-        guard let frame = try? JSON.parse(text), frame["type"]?.stringValue == "ack" else { return }
-        var seqs: [Int64] = []
-        for value in [frame["id"]].compactMap({ $0 }) + (frame["ids"]?.arrayValue ?? []) {
-            if let seq = value.stringValue.flatMap(Int64.init) ?? value.intValue { seqs.append(seq) }
-        }
+    /// A device acknowledged the messages `seqs` (in any dialect, from its event loop).
+    func acknowledged(_ seqs: [Int64], from session: DeviceSession) {
+        Task { await acknowledge(seqs, from: session) }
+    }
+
+    /// Records the acknowledgements that were `session`'s to make; each counts as its push's success once.
+    func acknowledge(_ seqs: [Int64], from session: DeviceSession) async {
         let mine = await session.acknowledge(seqs)
         guard !mine.isEmpty else { return }
         let key = session.key

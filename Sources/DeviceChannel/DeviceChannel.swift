@@ -8,9 +8,11 @@ import NIOCore
 import PushCore
 import ServiceLifecycle
 
-/// The own device channel of `serve` (SPEC §12.2): WebSocket connections at `/channel`, authenticated by the
-/// device's channel token, plus the services that feed them (announced batches) and end what they leave
-/// (expiry). Everything durable is in PostgreSQL, so any number of processes can serve devices of one app.
+/// The own device channel of `serve` (SPEC §12.2, §12.4): WebSocket connections at `/channel`, in the JSON dialect
+/// authenticated by the device's channel token, or in the LeanCloud SDK's protobuf dialect (chosen by its
+/// subprotocol) logging in by installationId; plus the services that feed them (announced batches) and end what
+/// they leave (expiry). Everything durable is in PostgreSQL, so any number of processes can serve devices of one
+/// app.
 public struct DeviceChannel: Sendable {
     public static let path = "/channel"
     public let hub: ChannelHub
@@ -31,21 +33,29 @@ public struct DeviceChannel: Sendable {
     /// frame and a close code 4000 + the HTTP status (4401 for wrong credentials): a browser's WebSocket
     /// cannot read the status of a failed handshake. A plain `GET /channel` goes on to the router, which
     /// answers the same refusal as a LeanCloud error.
-    public func admission(target: String, authorization: String?) async -> Admission? {
+    /// A request naming an SDK subprotocol (`framing`) is admitted to log in over the connection: the SDK
+    /// sends its credentials, such as they are, in its first command.
+    public func admission(target: String, authorization: String?, framing: SDKFraming?) async -> Admission? {
         guard Self.isChannelPath(target) else { return nil }
+        if framing != nil { return .awaitingLogin }
         return await check(target: target, authorization: authorization)
     }
 
-    /// The handler that serves an upgraded connection: the device's, or the refusal's.
-    public func handler(for admission: Admission) -> any ChannelHandler {
-        switch admission {
-        case .accepted(let app, let installationId):
-            DeviceFrameHandler(
-                role: .device(hub: hub, app: app, installationId: installationId),
-                pingInterval: hub.configuration.pingInterval)
-        case .refused(let error):
-            DeviceFrameHandler(role: .refused(error), pingInterval: hub.configuration.pingInterval)
+    /// The handler that serves an upgraded connection: the device's, or the refusal's, in the dialect of
+    /// `framing` (the JSON dialect when nil).
+    public func handler(for admission: Admission, framing: SDKFraming?) -> any ChannelHandler {
+        let role: DeviceFrameHandler.Role
+        switch (admission, framing) {
+        case (.accepted(let app, let installationId), _):
+            role = .device(hub: hub, app: app, installationId: installationId)
+        case (.awaitingLogin, let framing?):
+            role = .sdk(hub: hub, apps: apps, framing: framing)
+        case (.awaitingLogin, nil):
+            role = .refused(.missingField("Name an SDK subprotocol to log in over the connection."), dialect: .json)
+        case (.refused(let error), _):
+            role = .refused(error, dialect: framing.map(ChannelDialect.sdk) ?? .json)
         }
+        return DeviceFrameHandler(role: role, pingInterval: hub.configuration.pingInterval)
     }
 
     static func isChannelPath(_ target: String?) -> Bool {
@@ -55,7 +65,14 @@ public struct DeviceChannel: Sendable {
     /// What a connection request amounts to.
     public enum Admission: Sendable {
         case accepted(App, installationId: String)
+        /// An SDK-dialect connection: the device is admitted by its `login` command.
+        case awaitingLogin
         case refused(LeanError)
+
+        /// The connection will serve a device (and takes a slot of the channel's connection cap).
+        public var servesDevice: Bool {
+            if case .refused = self { false } else { true }
+        }
     }
 
     /// Checks the credentials in the query (`appId`, `installationId`, `token`; the token may come as
@@ -84,7 +101,7 @@ public struct DeviceChannel: Sendable {
         do {
             app = try await apps.find(appId)
         } catch {
-            return .refused(LeanError(1, "The channel is unavailable; retry with backoff.", status: 503))
+            return .refused(Self.unavailable)
         }
         guard let app, ChannelToken.verify(token, app: app, installationId: installationId) else {
             ChannelMetrics.refused.increment()

@@ -7,29 +7,39 @@ import PushCore
 /// One device's WebSocket connection, handled in the event loop: nothing waits on an idle device but this
 /// handler's state and one ping timer, so an idle connection costs a few KiB (tasks and async channels
 /// would cost several times as much each, and most devices are idle most of the time). Frames go to the
-/// hub; what needs the database runs in tasks only while there is something to do.
+/// hub; what needs the database runs in tasks only while there is something to do. The SDK dialect's commands
+/// are handled in `DeviceFrameHandler+SDK.swift`.
 final class DeviceFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
-    /// What the connection is for: a device admitted to the hub, or a refusal told to the client.
+    /// What the connection is for: a JSON-dialect device admitted at the upgrade by its token, an SDK-dialect
+    /// connection whose device is admitted by its `login` command, or a refusal told to the client.
     enum Role {
         case device(hub: ChannelHub, app: App, installationId: String)
-        case refused(LeanError)
+        case sdk(hub: ChannelHub, apps: AppStore, framing: SDKFraming)
+        case refused(LeanError, dialect: ChannelDialect)
     }
 
-    /// Text messages from a device are acks: far below this. Larger ones close the connection (1009).
+    /// Messages from a device are acks, logins and echoes: far below this. Larger ones close the connection
+    /// (1009).
     static let maxMessageBytes = 64 * 1024
 
-    private let role: Role
+    let role: Role
     private let pingInterval: TimeAmount
     private let closeTimeout: TimeAmount
-    private var context: ChannelHandlerContext?
-    private var session: DeviceSession?
+    private(set) var context: ChannelHandlerContext?
+    /// The device's session, once admitted (at once in the JSON dialect, on login in the SDK's).
+    var session: DeviceSession?
     private var pinger: Scheduled<Void>?
+    /// An SDK-dialect connection without a login by then is closed (`DeviceFrameHandler+SDK.swift`).
+    var loginTimer: Scheduled<Void>?
+    /// A login's app is being looked up: a second login meanwhile is refused.
+    var loggingIn = false
     private var awaitingPong = false
-    private var fragments: ByteBuffer?
-    private var closing = false
+    /// A fragmented message so far, with the opcode of its first frame.
+    private var fragments: (opcode: WebSocketOpcode, data: ByteBuffer)?
+    private(set) var closing = false
     private var closeReason = "closed"
 
     init(role: Role, pingInterval: Duration, closeTimeout: Duration = .seconds(1)) {
@@ -43,10 +53,12 @@ final class DeviceFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
         let me = NIOLoopBound(self, eventLoop: context.eventLoop)
         switch role {
         case .device(let hub, let app, let installationId):
-            session = hub.open(
-                app: app, installationId: installationId, socket: DeviceSocket(channel: context.channel, handler: me))
+            session = hub.open(app: app, installationId: installationId, dialect: .json, socket: socket())
             schedulePing()
-        case .refused(let error):
+        case .sdk:
+            schedulePing()
+            awaitLogin()
+        case .refused(let error, _):
             // A pause before the answer slows down token guessing, and keeps the frame out of the read that
             // carries the handshake's answer (some clients hung when both arrived together).
             context.eventLoop.scheduleTask(in: .milliseconds(100)) { me.value.refuse(error) }
@@ -55,14 +67,30 @@ final class DeviceFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         pinger?.cancel()
+        loginTimer?.cancel()
         self.context = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         pinger?.cancel()
-        if let session, case .device(let hub, _, _) = role { hub.closed(session, reason: closeReason) }
+        loginTimer?.cancel()
+        if let session, let hub { hub.closed(session, reason: closeReason) }
         session = nil
         context.fireChannelInactive()
+    }
+
+    /// The hub the connection's device is served by (none for a refusal).
+    var hub: ChannelHub? {
+        switch role {
+        case .device(let hub, _, _), .sdk(let hub, _, _): hub
+        case .refused: nil
+        }
+    }
+
+    /// The socket a session writes to: this connection.
+    func socket() -> DeviceSocket {
+        guard let context else { preconditionFailure("a session is opened only while the handler is added") }
+        return DeviceSocket(channel: context.channel, handler: NIOLoopBound(self, eventLoop: context.eventLoop))
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
@@ -94,35 +122,52 @@ final class DeviceFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
                 write(closeFrame(code: code, reason: ""))
             }
             context.close(promise: nil)
-        case .text:
-            if frame.fin { received(frame.unmaskedData) } else { fragments = frame.unmaskedData }
+        case .text, .binary:
+            if frame.fin {
+                received(frame.unmaskedData, opcode: frame.opcode)
+            } else {
+                fragments = (frame.opcode, frame.unmaskedData)
+            }
         case .continuation:
-            guard var buffer = fragments else { return startClose(code: 1002, reason: "unexpected continuation") }
+            guard let pending = fragments else {
+                return startClose(code: 1002, reason: "unexpected continuation")
+            }
+            var buffer = pending.data
             var more = frame.unmaskedData
             buffer.writeBuffer(&more)
-            guard buffer.readableBytes <= Self.maxMessageBytes else {
-                return startClose(code: 1009, reason: "message too large")
-            }
+            guard buffer.readableBytes <= Self.maxMessageBytes else { return tooLarge() }
             if frame.fin {
                 fragments = nil
-                received(buffer)
+                received(buffer, opcode: pending.opcode)
             } else {
-                fragments = buffer
+                fragments = (pending.opcode, buffer)
             }
-        case .binary:
-            // The JSON dialect has no binary frames; ignored, as unknown frame types are.
-            break
         default:
             startClose(code: 1002, reason: "unknown opcode")
         }
     }
 
-    private func received(_ buffer: ByteBuffer) {
-        guard buffer.readableBytes <= Self.maxMessageBytes else {
-            return startClose(code: 1009, reason: "message too large")
+    /// One whole message from the device, for its dialect.
+    private func received(_ buffer: ByteBuffer, opcode: WebSocketOpcode) {
+        guard buffer.readableBytes <= Self.maxMessageBytes else { return tooLarge() }
+        switch role {
+        case .device(let hub, _, _):
+            // The JSON dialect has no binary frames; ignored, as unknown frame types are.
+            guard opcode == .text, let session else { return }
+            hub.received(String(buffer: buffer), from: session)
+        case .sdk(let hub, let apps, let framing):
+            receivedCommand(
+                Array(buffer.readableBytesView), text: opcode == .text, framing: framing, hub: hub, apps: apps)
+        case .refused:
+            break
         }
-        guard let session, case .device(let hub, _, _) = role else { return }
-        hub.received(String(buffer: buffer), from: session)
+    }
+
+    private func tooLarge() {
+        if case .sdk(_, _, let framing) = role {
+            send(SDKReply.error(.frameTooLong, reason: "message too large"), framing: framing)
+        }
+        startClose(code: 1009, reason: "message too large")
     }
 
     // MARK: Pings and closes
@@ -146,14 +191,21 @@ final class DeviceFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
         schedulePing()
     }
 
+    /// Tells the client why in its dialect (the SDK's `error` command carries the close code, 4000 + the HTTP
+    /// status, as its code), then closes.
     private func refuse(_ error: LeanError) {
-        let frame: JSON = [
-            "type": "error", "code": .int(Int64(error.code)), "error": .string(error.message),
-            "status": .int(Int64(error.httpStatus)),
-        ]
-        guard let context else { return }
-        write(WebSocketFrame(fin: true, opcode: .text, data: context.channel.allocator.buffer(string: frame.encoded())))
-        startClose(code: UInt16(4000 + error.httpStatus), reason: error.message)
+        let code = UInt16(4000 + error.httpStatus)
+        switch role {
+        case .refused(_, .sdk(let framing)):
+            send(SDKReply.error(code: Int32(code), reason: error.message), framing: framing)
+        default:
+            let frame: JSON = [
+                "type": "error", "code": .int(Int64(error.code)), "error": .string(error.message),
+                "status": .int(Int64(error.httpStatus)),
+            ]
+            write(.text(frame.encoded()))
+        }
+        startClose(code: code, reason: error.message)
     }
 
     /// Sends a close frame and closes the connection once the client answers, or after `closeTimeout`.
@@ -177,6 +229,14 @@ final class DeviceFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func write(_ frame: WebSocketFrame) {
         context?.writeAndFlush(wrapOutboundOut(frame), promise: nil)
     }
+
+    func write(_ frame: OutboundFrame) {
+        guard let context else { return }
+        write(DeviceSocket.webSocketFrame(frame, allocator: context.channel.allocator))
+    }
+
+    /// Writes one command of the SDK dialect.
+    func send(_ command: LCGenericCommand, framing: SDKFraming) { write(framing.encode(command)) }
 }
 
 /// The frame limits of device connections, for the upgrade that installs the frame decoder.

@@ -14,6 +14,7 @@ struct DeviceKey: Hashable, Sendable {
 /// free the window, so nothing is held in memory that the database does not also hold. Delivery is
 /// at-least-once: a message may be written twice (a reconnect, a batch announced while the device's backlog
 /// is read), and devices drop duplicates by id, which is the message's number in the device's own sequence.
+/// The session is the same for every dialect; its `dialect` only shapes the frames.
 actor DeviceSession {
     /// The close code a connection gets when a newer connection of the same device replaces it.
     static let replacedCloseCode: UInt16 = 4409
@@ -21,6 +22,7 @@ actor DeviceSession {
     let key: DeviceKey
     /// Names this connection in presence events, so a late disconnect never ends a newer session.
     let id: String
+    let dialect: ChannelDialect
     private let socket: DeviceSocket
     private let ledger: ChannelLedger
     private let window: Int
@@ -38,19 +40,23 @@ actor DeviceSession {
     private var started = false
     private var startWaiters: [CheckedContinuation<Void, Never>] = []
 
-    init(key: DeviceKey, socket: DeviceSocket, ledger: ChannelLedger, window: Int, logger: Logger) {
+    init(
+        key: DeviceKey, dialect: ChannelDialect, socket: DeviceSocket, ledger: ChannelLedger, window: Int,
+        logger: Logger
+    ) {
         self.key = key
         self.id = RandomID.make(length: 16)
+        self.dialect = dialect
         self.socket = socket
         self.ledger = ledger
         self.window = window
         self.logger = logger
     }
 
-    /// Writes `frames` (the welcome, then what the device must hear before any message), then the messages
-    /// waiting for it. Messages handed to the session before this are not lost: they are stored, and the
-    /// refill reads them.
-    func start(greeting frames: [JSON]) async {
+    /// Writes `frames` (the dialect's greeting: what the device must hear before any message), then the
+    /// messages waiting for it. Messages handed to the session before this are not lost: they are stored, and
+    /// the refill reads them.
+    func start(greeting frames: [OutboundFrame]) async {
         for frame in frames { await write(frame) }
         greeted = true
         await refill()
@@ -60,7 +66,8 @@ actor DeviceSession {
     }
 
     /// Writes what fits in the window of `messages` (all for this device), skipping those already written.
-    func deliver(_ messages: [ChannelMessage]) async {
+    /// `offline`: they were read from the store, not announced while the device was connected.
+    func deliver(_ messages: [ChannelMessage], offline: Bool = false) async {
         guard greeted else {
             backlog = true
             return
@@ -72,7 +79,7 @@ actor DeviceSession {
                 return
             }
             inFlight.insert(message.seq)
-            await write(message.json)
+            await write(dialect.frame(for: message, offline: offline))
             ChannelMetrics.sent.increment()
         }
     }
@@ -88,7 +95,7 @@ actor DeviceSession {
                 appId: key.appId, installationId: key.installationId,
                 excluding: Array(inFlight.union(acknowledged)), limit: room)
             if waiting.count == room { backlog = true }
-            await deliver(waiting)
+            await deliver(waiting, offline: true)
         } catch {
             // The device keeps its connection; what it misses is read again on the next ack or reconnect.
             backlog = true
@@ -114,8 +121,6 @@ actor DeviceSession {
         if backlog, inFlight.count <= window / 2 { await refill() }
     }
 
-    func send(_ json: JSON) async { await write(json) }
-
     /// A newer connection of the device took over: this one writes nothing more and is closed with
     /// `replacedCloseCode`, so the client knows not to reconnect over the new one.
     func replaced() {
@@ -130,9 +135,9 @@ actor DeviceSession {
         if !started { await withCheckedContinuation { startWaiters.append($0) } }
     }
 
-    private func write(_ json: JSON) async {
+    private func write(_ frame: OutboundFrame) async {
         do {
-            try await socket.send(json.encoded())
+            try await socket.send(frame)
         } catch {
             // The connection is going away; its messages stay stored for the next one.
             closed = true

@@ -40,8 +40,10 @@ public enum PushLedgerServer {
         let fanOut = FanOutService(
             events: ledger.events, apps: ledger.apps, providers: ProviderRegistry(logger: logger), wakeups: wakeups,
             senders: config.senders, batchLease: config.batchLease, logger: logger)
+        var channelConfiguration = config.channel
+        channelConfiguration.secure = tls != nil
         let channel = DeviceChannel(
-            apps: ledger.apps, ledger: ChannelLedger(store: ledger.events), configuration: config.channel,
+            apps: ledger.apps, ledger: ChannelLedger(store: ledger.events), configuration: channelConfiguration,
             logger: logger)
         let reports = ReportRunner(pool: ledger.pool)
         let presence = PresenceRoutes(channel: channel, installations: ledger.installations)

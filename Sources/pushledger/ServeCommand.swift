@@ -50,6 +50,12 @@ struct ServeCommand: AsyncParsableCommand {
                 + "(env PUSHLEDGER_CHANNEL_PING_SECONDS; default 240)"))
     var channelPing: Int?
     @Option(
+        name: .customLong("channel-public-url"),
+        help: ArgumentHelp(
+            "The WebSocket URL GET /v1/route hands the LeanCloud SDK, behind a proxy (ws:// or wss://; env "
+                + "PUSHLEDGER_CHANNEL_PUBLIC_URL; default: the request's Host at /channel)"))
+    var channelPublicURL: String?
+    @Option(
         name: .customLong("tls-cert"),
         help: "PEM certificate chain: serve HTTPS and WSS on the port (env PUSHLEDGER_TLS_CERT; with --tls-key)")
     var tlsCert: String?
@@ -132,6 +138,13 @@ struct ServeCommand: AsyncParsableCommand {
         config.logRetentionDays = logRetention > 0 ? logRetention : nil
         config.metricsToken = metricsToken ?? environment.string("METRICS_TOKEN")
         config.channel.pingInterval = .seconds(ping)
+        if let url = channelPublicURL ?? environment.string("PUSHLEDGER_CHANNEL_PUBLIC_URL") {
+            // The SDK connects only to ws:// and wss:// URLs (it picks TLS by the `wss` prefix).
+            guard url.hasPrefix("ws://") || url.hasPrefix("wss://"), url.count > 6 else {
+                throw UsageError("--channel-public-url must be a ws:// or wss:// URL.")
+            }
+            config.channel.publicURL = url
+        }
         typealias Limits = ConnectionLimits.Configuration
         let maxHTTP = try maxConnections ?? environment.int("PUSHLEDGER_MAX_CONNECTIONS", in: 1...Int.max)
         let maxChannel =

@@ -5,7 +5,8 @@ import Ledger
 import PushCore
 
 /// `GET /channel` without a WebSocket upgrade (SPEC §12.2): why the connection would be refused, so an
-/// operator's `curl` shows what a device's handshake cannot.
+/// operator's `curl` shows what a device's handshake cannot. And `GET /v1/route` (SPEC §12.4), where the
+/// LeanCloud SDK asks for the channel's URL: outside `/1.1`, without auth headers, as the SDK sends it.
 public struct ChannelRoutes: Sendable {
     let channel: DeviceChannel
 
@@ -16,9 +17,15 @@ public struct ChannelRoutes: Sendable {
             switch await channel.check(request.head) {
             case .refused(let error):
                 throw error
-            case .accepted:
+            case .accepted, .awaitingLogin:
                 throw LeanError(1, "Connect with a WebSocket upgrade (Upgrade: websocket).", status: 426)
             }
+        }
+        router.get("v1/route") { request, _ -> Response in
+            JSONResponse.make(
+                try await channel.route(
+                    appId: request.uri.queryParameters["appId"].map(String.init),
+                    host: request.head.authority))
         }
     }
 }

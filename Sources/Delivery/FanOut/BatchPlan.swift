@@ -26,6 +26,10 @@ struct BatchPlan: Sendable {
     let pushFailure: String?
     /// Until when an own-channel message waits for its device: the push's expiration, else `channel.ttl_days`.
     let channelExpireAt: Date
+    /// The first channel the push named, `_channel` of own-channel content; nil when it named none, or when the
+    /// app does not admit the LeanCloud SDK's login, the one client that reads it (so JSON-dialect devices of
+    /// other apps get their content as before).
+    let channelName: String?
 
     /// An APNs body as bytes, encoded once and shared by every device that gets the same one.
     struct APNsBody: Sendable {
@@ -135,7 +139,9 @@ struct BatchPlan: Sendable {
             wnsPayload: Result { () throws(PushDataError) in try data.wnsPayload(notificationId: claim.pushId) },
             pushId: claim.pushId, app: app, pushFailure: pushFailure,
             channelExpireAt: request.expiration
-                ?? now.addingTimeInterval(Double(app.intSetting("channel.ttl_days")) * 86400))
+                ?? now.addingTimeInterval(Double(app.intSetting("channel.ttl_days")) * 86400),
+            channelName: app.setting(ChannelLogin.settingKey)?.stringValue == ChannelLogin.installationId
+                ? request.namedChannels.first : nil)
     }
 
     /// Which APNs settings or team a device is sent with (`APNsTeams.choose`).

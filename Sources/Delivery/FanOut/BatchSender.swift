@@ -190,6 +190,8 @@ public struct BatchSender: Sendable {
         guard var content = plan.data.content(for: platform) else { return .failed(reason: "NoContentForPlatform") }
         // Every payload names its push (SPEC §4.4), so that an open of a channel push is attributed too.
         content["_nid"] = .string(plan.pushId)
+        // The LeanCloud SDK picks the callback the app subscribed for the channel by `_channel` (SPEC §12.4).
+        if let channel = plan.channelName, content["_channel"] == nil { content["_channel"] = .string(channel) }
         return Delivered(
             outcome: .queued(
                 QueuedMessage(platform: platform.rawValue, data: .object(content), expireAt: plan.channelExpireAt)))

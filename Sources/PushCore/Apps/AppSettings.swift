@@ -66,7 +66,7 @@ public enum AppSettings {
     public static let defaults: [String: JSON] = [
         "client_push": false, "push_rate_per_minute": 600, "daily_push_quota": 1_000_000,
         "installation_ttl_days": 90, "max_scheduled": 1000, "timezone": "UTC",
-        "channel.max_pending": 100, "channel.ttl_days": 28,
+        "channel.max_pending": 100, "channel.ttl_days": 28, ChannelLogin.settingKey: .string(ChannelLogin.token),
     ]
 
     /// Parses one `key=value` pair into its typed JSON value; `value` empty means "remove the setting".
@@ -89,6 +89,13 @@ public enum AppSettings {
             // Usage days are cut in this zone by PostgreSQL, which knows the same IANA names.
             guard TimeZone(identifier: value) != nil else {
                 throw .invalidParameter("Setting timezone takes an IANA time zone name such as Asia/Shanghai.")
+            }
+            return .string(value)
+        }
+        if key == ChannelLogin.settingKey {
+            guard ChannelLogin.values.contains(value) else {
+                throw .invalidParameter(
+                    "Setting \(key) takes \(ChannelLogin.values.joined(separator: " or ")), not \"\(value)\".")
             }
             return .string(value)
         }

@@ -64,34 +64,41 @@ struct ServeChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     /// Upgrades requests for `/channel`: the admission is decided (credentials, then the channel cap) before
-    /// the 101 goes out, and the upgraded connection gets the handler for that decision.
+    /// the 101 goes out, and the upgraded connection gets the handler for that decision. A request naming a
+    /// LeanCloud SDK subprotocol gets it echoed (the Android SDK aborts a handshake without it) and is served
+    /// in that dialect.
     private func deviceUpgrader() -> NIOTypedWebSocketServerUpgrader<Connection> {
-        let decided = NIOLockedValueBox<DeviceChannel.Admission?>(nil)
+        let decided = NIOLockedValueBox<(DeviceChannel.Admission, SDKFraming?)?>(nil)
         let devices = self.devices
         return NIOTypedWebSocketServerUpgrader<Connection>(
             maxFrameSize: DeviceFrameHandlerLimits.maxFrameBytes,
             shouldUpgrade: { channel, head in
                 let promise = channel.eventLoop.makePromise(of: HTTPHeaders?.self)
                 promise.completeWithTask {
+                    let framing = SDKFraming.requested(in: head.headers.first(name: "sec-websocket-protocol"))
                     guard
                         var admission = await devices.admission(
-                            target: head.uri, authorization: head.headers.first(name: "authorization"))
+                            target: head.uri, authorization: head.headers.first(name: "authorization"),
+                            framing: framing)
                     else { return nil }
-                    if case .accepted = admission, !(await ConnectionGuard.becomeChannel(channel)) {
+                    if admission.servesDevice, !(await ConnectionGuard.becomeChannel(channel)) {
                         admission = .refused(
                             LeanError(1, "Too many device connections; retry with backoff.", status: 503))
                     }
-                    decided.withLockedValue { $0 = admission }
-                    return HTTPHeaders()
+                    decided.withLockedValue { $0 = (admission, framing) }
+                    var headers = HTTPHeaders()
+                    if let framing { headers.add(name: "Sec-WebSocket-Protocol", value: framing.rawValue) }
+                    return headers
                 }
                 return promise.futureResult
             },
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {
-                    guard let admission = decided.withLockedValue({ $0 }) else {
+                    guard let decision = decided.withLockedValue({ $0 }) else {
                         throw ChannelError.inappropriateOperationForState
                     }
-                    try channel.pipeline.syncOperations.addHandler(devices.handler(for: admission))
+                    try channel.pipeline.syncOperations.addHandler(
+                        devices.handler(for: decision.0, framing: decision.1))
                     return .device
                 }
             })
