@@ -381,3 +381,6 @@ def test_route_refuses_unknown_apps_and_honours_the_public_url(server, sdk_app, 
         assert (r.json()["server"], r.json()["secondary"]) == ("wss://push.example.com/ws",) * 2, r.text
     finally:
         stop(proc)
+    # The SDK connects only to ws:// and wss:// URLs: serve refuses anything else before it starts.
+    refused = server.cli("serve", "--port", "0", "--channel-public-url", "https://push.example.com", check=False)
+    assert refused.returncode == 64 and "--channel-public-url" in refused.stderr, refused
