@@ -8,12 +8,12 @@ any response.
 import json
 import re
 import secrets
-import time
 
 import pytest
 import requests
 
-DONE_TIMEOUT = 20
+from test_sdk_push import wait_done
+
 
 
 def name(prefix="u"):
@@ -85,16 +85,6 @@ def own_device(lc, user, device_token):
     return inst
 
 
-def wait_done(lc, notification):
-    deadline = time.monotonic() + DONE_TIMEOUT
-    while True:
-        notification.fetch()
-        if notification.get("status") == "done":
-            return notification
-        assert time.monotonic() < deadline, notification.get("status")
-        time.sleep(0.2)
-
-
 def test_sdk_sign_up_login_become_owned_installation_and_push_to_that_user(
         server, push_app, simulator, sdk, lc, wire, token):
     username, password = name("sdk"), new_password()
@@ -144,7 +134,7 @@ def test_sdk_sign_up_login_become_owned_installation_and_push_to_that_user(
 
     sdk.as_master(push_app.app_id, push_app.master_key)
     where = lc.Query("_Installation").matches_query("owner", lc.Query("_User").equal_to("username", username))
-    notification = wait_done(lc, lc.push.send({"alert": "for " + username}, where=where))
+    notification = wait_done(lc.push.send({"alert": "for " + username}, where=where))
     assert notification.get("devices") == 1 and notification.get("successes") == 1
     got = simulator.requests_for(mine.get("deviceToken").lower())
     assert got["accepted"] == 1 and got["recorded"][0]["payload"]["aps"]["alert"] == "for " + username
