@@ -180,16 +180,20 @@ let package = Package(
             dependencies: ["Postgres", "Ledger", "PushCore", "PushLedgerServer"],
             path: "Tests/TestSupport"
         ),
-        .testTarget(name: "PushCoreTests", dependencies: ["PushCore"]),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
+        .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "TestEnvironment"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestEnvironment"]),
         .testTarget(
             name: "LedgerTests",
             dependencies: [
-                "Ledger", "Delivery", "DeviceChannel", "Postgres", "PushCore", "TestSupport", "PushLedgerServer",
-                "HTTP2TestSupport",
+                "Ledger", "Delivery", "DeviceChannel", "Postgres", "PushCore", "TestSupport", "TestEnvironment",
+                "PushLedgerServer", "HTTP2TestSupport",
             ]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Ledger", "Postgres", "PushCore", "TestSupport"]),
+        .testTarget(
+            name: "ReportsTests",
+            dependencies: ["Reports", "Ledger", "Postgres", "PushCore", "TestSupport", "TestEnvironment"]),
         .target(name: "HTTP2TestSupport", path: "Tests/HTTP2TestSupport"),
+        // The trait that fails, rather than skips, a database suite run without the test cluster.
+        .target(name: "TestEnvironment", path: "Tests/TestEnvironment"),
         .testTarget(
             name: "CurlTests",
             dependencies: [
@@ -213,7 +217,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["PushCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PushCore", "TestSupport", "TestEnvironment"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "PushCore"]),
         .testTarget(name: "APITests", dependencies: ["API", "PushCore"]),
         .testTarget(name: "DeviceChannelTests", dependencies: ["DeviceChannel", "Ledger", "PushCore"]),

@@ -1,6 +1,7 @@
 import Foundation
 import Ledger
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 /// The `pushledger` binary's shared behaviour (issue 14): `--version`, `serve` flags from the environment,
 /// LOG_LEVEL/LOG_FORMAT, the exit-status table and progress on stderr. Each test runs the real binary with
 /// stdout and stderr captured apart, since the point is what goes where.
-@Suite("Command line", .enabled(if: TestDatabase.isAvailable), .serialized)
+@Suite("Command line", .requiresPostgreSQL, .serialized)
 struct CommandLineTests {
     static let unreachable = "postgresql://postgres@127.0.0.1:1/x"
 

@@ -1,10 +1,11 @@
 import Foundation
 import Ledger
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
-@Suite("Crash recovery of the fan-out", .enabled(if: TestDatabase.isAvailable), .serialized)
+@Suite("Crash recovery of the fan-out", .requiresPostgreSQL, .serialized)
 struct CrashRecoveryTests {
     /// The default `serve` settings: 4 senders, each with a window of 250 requests in flight or answered and
     /// not yet recorded (docs/fanout.md). What a `kill -9` can make a restart send again is bounded by that.

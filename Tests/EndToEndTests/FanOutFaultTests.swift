@@ -1,13 +1,14 @@
 import Foundation
 import Ledger
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// Issue 13's acceptance against the real binary and the simulator: poison pills, cancel mid-send, a
 /// PostgreSQL outage and SIGTERM in the middle of pushes. Expected counts come from the simulator's own
 /// counters and the number of devices the test registered, never from the rows under test.
-@Suite("Fan-out under faults", .enabled(if: TestDatabase.isAvailable), .serialized)
+@Suite("Fan-out under faults", .requiresPostgreSQL, .serialized)
 struct FanOutFaultTests {
     /// Registers `count` iOS devices on `channel` through the REST API, 16 at a time.
     static func register(_ http: TestHTTP, count: Int, channel: String, base: Int) async throws {

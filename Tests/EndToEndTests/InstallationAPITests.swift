@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
@@ -27,7 +28,7 @@ struct APIFixture {
 let tokenA = String(repeating: "ab", count: 32)
 let tokenB = String(repeating: "cd", count: 32)
 
-@Suite("Installation REST API", .enabled(if: TestDatabase.isAvailable), .serialized)
+@Suite("Installation REST API", .requiresPostgreSQL, .serialized)
 struct InstallationAPITests {
     @Test("create answers 201 with Location; a second POST with the same token is an upsert answering 200")
     func upsertByDeviceToken() async throws {

@@ -1,9 +1,10 @@
 import Foundation
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
-@Suite("Open tracking and push limits over HTTP", .enabled(if: TestDatabase.isAvailable), .serialized)
+@Suite("Open tracking and push limits over HTTP", .requiresPostgreSQL, .serialized)
 struct OpenTrackingAPITests {
     @Test("a delivered push is opened through /events/AppOpened and /stats/collect; the record counts the opens")
     func opensOverHTTP() async throws {

@@ -1,9 +1,10 @@
 import Foundation
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
-@Suite("Push delivery end to end", .enabled(if: TestDatabase.isAvailable), .serialized)
+@Suite("Push delivery end to end", .requiresPostgreSQL, .serialized)
 struct PushDeliveryTests {
     @Test("a push by channel reaches exactly the channel's tokens with the right payload, headers and JWT")
     func pushByChannel() async throws {

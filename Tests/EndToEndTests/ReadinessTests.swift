@@ -1,11 +1,12 @@
 import Foundation
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// `/ready` follows the database: 200 while PostgreSQL answers, 503 with a JSON reason while it is down,
 /// 200 again once it is back; `/health` answers throughout (the process is alive).
-@Suite("Readiness", .enabled(if: TestDatabase.isAvailable), .serialized)
+@Suite("Readiness", .requiresPostgreSQL, .serialized)
 struct ReadinessTests {
     @Test("/ready goes 503 with a reason when PostgreSQL stops and back to 200 when it starts")
     func readyFollowsTheDatabase() async throws {

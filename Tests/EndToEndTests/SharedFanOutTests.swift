@@ -1,10 +1,11 @@
 import Foundation
 import Ledger
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
-@Suite("Fan-out shared by several processes", .enabled(if: TestDatabase.isAvailable), .serialized)
+@Suite("Fan-out shared by several processes", .requiresPostgreSQL, .serialized)
 struct SharedFanOutTests {
     static func bulkInstall(_ f: PushFixture, count: Int, offset: Int, channel: String) async throws {
         let store = f.db.ledger.installations

@@ -1,9 +1,10 @@
 import Foundation
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
-@Suite("Windows delivery through WNS end to end", .enabled(if: TestDatabase.isAvailable), .serialized)
+@Suite("Windows delivery through WNS end to end", .requiresPostgreSQL, .serialized)
 struct WindowsDeliveryTests {
     @discardableResult
     private func installWindows(

@@ -1,11 +1,12 @@
 import Foundation
 import Ledger
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// A batch's lease: a live sender renews it, so only a dead sender's batch becomes claimable by others.
-@Suite("Batch leases", .enabled(if: TestDatabase.isAvailable))
+@Suite("Batch leases", .requiresPostgreSQL)
 struct BatchLeaseTests {
     @Test("a renewed lease keeps the batch from other workers; a lapsed one lets them take it over")
     func renewal() async throws {

@@ -2,13 +2,14 @@ import DeviceChannel
 import Foundation
 import Ledger
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// The own device channel's ledger side (SPEC §12.2): messages wait in PostgreSQL, and every ending — ack,
 /// expiry, drop over the cap — is counted exactly once in the push's record. Expected counts are the hand
 /// counts of what each test sends.
-@Suite("Own channel ledger", .enabled(if: TestDatabase.isAvailable))
+@Suite("Own channel ledger", .requiresPostgreSQL)
 struct ChannelLedgerTests {
     let meta = EventMetadata(keyKind: "master")
 

@@ -2,11 +2,12 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// The store queries the console is built on, against what the fan-out itself records.
-@Suite("Console queries: preview, listing, cancel", .enabled(if: TestDatabase.isAvailable))
+@Suite("Console queries: preview, listing, cancel", .requiresPostgreSQL)
 struct ConsoleQueriesTests {
     let meta = EventMetadata(keyKind: "master", address: "192.0.2.7", userAgent: "ua", requestId: "r1")
 

@@ -3,10 +3,11 @@ import HTTP2TestSupport
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
-@Suite("Event log integrity", .enabled(if: TestDatabase.isAvailable))
+@Suite("Event log integrity", .requiresPostgreSQL)
 struct EventLogIntegrityTests {
     @Test("the database refuses UPDATE, DELETE and TRUNCATE on the log")
     func appendOnly() async throws {

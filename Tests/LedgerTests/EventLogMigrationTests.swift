@@ -2,12 +2,13 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// Migration 0011 on a populated database: the log moves into day partitions in place, and nothing a reader
 /// or a writer relies on changes (SPEC §7's global order and late-commit guarantee included).
-@Suite("Event log migration to day partitions", .enabled(if: TestDatabase.isAvailable))
+@Suite("Event log migration to day partitions", .requiresPostgreSQL)
 struct EventLogMigrationTests {
     /// Every column a reader sees, in the global order readers consume.
     static func log(_ db: TestDatabase) async throws -> [String] {

@@ -2,12 +2,13 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// The event log's day partitions (sql/0011): made ahead, the default partition drained, old days dropped
 /// whole by log retention, and the stream-version guarantee kept across days.
-@Suite("Event log partitions", .enabled(if: TestDatabase.isAvailable))
+@Suite("Event log partitions", .requiresPostgreSQL)
 struct EventLogPartitionTests {
     /// Appends `count` events of `stream` at `daysAgo` days before now, straight into the log (the
     /// application always writes at the database's clock).

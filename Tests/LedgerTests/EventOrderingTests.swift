@@ -2,6 +2,7 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
@@ -17,7 +18,7 @@ struct RecordingProjection: Projection {
     }
 }
 
-@Suite("Event log ordering", .enabled(if: TestDatabase.isAvailable))
+@Suite("Event log ordering", .requiresPostgreSQL)
 struct EventOrderingTests {
     @Test("an event whose transaction commits late is never skipped by a projector")
     func lateCommitIsNeverSkipped() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 /// `event_time_outliers` (migration 0018): the rows whose own time lies more than a day after they were
 /// recorded, by app and UTC day of `recorded_at`, kept by the append trigger and filled for a log that
 /// predates it.
-@Suite("Event time outliers", .enabled(if: TestDatabase.isAvailable))
+@Suite("Event time outliers", .requiresPostgreSQL)
 struct EventTimeOutliersTests {
     /// Appends one event straight into the log, recorded at `recordedAt`, with `data`.
     static func insert(

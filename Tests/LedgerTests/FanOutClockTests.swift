@@ -3,12 +3,13 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// The whole fan-out (targeting loop, senders, real HTTP/2 to the simulator) running on an injected clock:
 /// time is moved, not waited for.
-@Suite("Fan-out on a moved clock", .enabled(if: TestDatabase.isAvailable), .serialized)
+@Suite("Fan-out on a moved clock", .requiresPostgreSQL, .serialized)
 struct FanOutClockTests {
     @Test("a scheduled push with an interval is delivered once push_time comes; an expired one is never sent")
     func scheduledAndExpiredOnMovedClock() async throws {

@@ -2,12 +2,13 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// Issue 13: one push's failure never holds up another; expiration as SPEC §4.1/§4.7; cancel keeps what
 /// was in flight; work handed back is sent once. Time is moved by passing instants, never by sleeping.
-@Suite("Fan-out failure isolation and expiration", .enabled(if: TestDatabase.isAvailable))
+@Suite("Fan-out failure isolation and expiration", .requiresPostgreSQL)
 struct FanOutFailureTests {
     let meta = EventMetadata(keyKind: "master")
 

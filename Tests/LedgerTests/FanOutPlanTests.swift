@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import PushCore
 import PushLedgerServer
+import TestEnvironment
 import TestSupport
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 /// (`PGQuery.reusingPlan()`): the lookups and counter updates by key, whose plan cannot depend on the values,
 /// and the batch claim, whose states are literals. The statements whose best plan does (the targeting page,
 /// the `last_deliveries` join, the batch row's copy from the log) are planned for their values every time.
-@Suite("Fan-out statement plans", .enabled(if: TestDatabase.isAvailable))
+@Suite("Fan-out statement plans", .requiresPostgreSQL)
 struct FanOutPlanTests {
     /// Beginnings of the statements that must reach a generic plan after a few pages and batches.
     static let keyedStatements = [

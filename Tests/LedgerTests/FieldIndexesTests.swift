@@ -2,12 +2,13 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// Issue 16: the GeoPoint and Pointer fields `class_fields` knows get their indexes, under the expression
 /// the where compiler emits (the planner uses them), once, rebuilt when left invalid, one process at a time.
-@Suite("Field indexes", .enabled(if: TestDatabase.isAvailable))
+@Suite("Field indexes", .requiresPostgreSQL)
 struct FieldIndexesTests {
     let meta = EventMetadata(keyKind: "master", address: "127.0.0.1", userAgent: "test")
 

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 
 /// Installation saves that arrive together share a transaction (group commit); each must still get its own
 /// answer, its own events with its own metadata, and nothing of a refused save may reach the log.
-@Suite("Group commit of installation saves", .enabled(if: TestDatabase.isAvailable))
+@Suite("Group commit of installation saves", .requiresPostgreSQL)
 struct GroupSaveTests {
     private static func token(_ n: Int) -> String { String(format: "%064x", n) }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 /// reaches again; migration 0014 leaves room on its pages so those rewrites stay where the row is. A batch's
 /// rows are written by `LastDeliveries.remember`: an UPDATE over the batch's range, a plain INSERT of the
 /// new ones, and an upsert when that INSERT meets a row another transaction created meanwhile.
-@Suite("Last deliveries", .enabled(if: TestDatabase.isAvailable))
+@Suite("Last deliveries", .requiresPostgreSQL)
 struct LastDeliveriesTests {
     @Test("a second push to the same devices rewrites their rows in place, naming the newer push")
     func rewrittenInPlace() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 /// event. Both its forms (`--verify` into a scratch schema, and the plain rebuild into the locked live tables)
 /// must give exactly what `apply`, event by event in log order, gives for every projection: the reference here
 /// is that walk, made into the live tables after the whole seeded random history was written to the log.
-@Suite("Rebuild: folds equal apply, event by event", .enabled(if: TestDatabase.isAvailable))
+@Suite("Rebuild: folds equal apply, event by event", .requiresPostgreSQL)
 struct LogFoldTests {
     static let app = "logfold"
 
@@ -194,7 +195,7 @@ struct LogFoldTests {
     }
 }
 
-@Suite("Rebuild: the log scan", .enabled(if: TestDatabase.isAvailable))
+@Suite("Rebuild: the log scan", .requiresPostgreSQL)
 struct LogScanTests {
     /// A PushTargeted page reaches the projections as the number of its targets (what `counted` reads), every
     /// other key kept; other events, and a PushTargeted whose targets are not an array, pass unchanged.

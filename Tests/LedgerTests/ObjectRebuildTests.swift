@@ -2,12 +2,13 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// Issue 16: objects of other classes are projections of their events like installations, so `rebuild --verify`
 /// reproduces `objects` and `class_fields` exactly; a refused write appends nothing.
-@Suite("Objects rebuild", .enabled(if: TestDatabase.isAvailable))
+@Suite("Objects rebuild", .requiresPostgreSQL)
 struct ObjectRebuildTests {
     let meta = EventMetadata(keyKind: "client", address: "127.0.0.1", userAgent: "test")
 

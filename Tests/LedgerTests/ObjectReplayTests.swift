@@ -2,13 +2,14 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// Issue 16 item 4: replay folds objects of other classes to its instant with the installation step
 /// (ObjectFold); after concurrent creates, updates and deletes of users and teams, the fold at an earlier
 /// instant equals a snapshot of `objects` taken then, and the fold at now equals the live table.
-@Suite("Replay: objects folded to the instant", .enabled(if: TestDatabase.isAvailable))
+@Suite("Replay: objects folded to the instant", .requiresPostgreSQL)
 struct ObjectReplayTests {
     @Test("object fold at an earlier instant = snapshot then; at now = live objects")
     func objectFoldEqualsSnapshotAndLiveTable() async throws {

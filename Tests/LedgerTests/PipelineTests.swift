@@ -1,10 +1,11 @@
 import Foundation
 import Postgres
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// `PGConnection.enqueue`: statements sent together with the next query, pipelined in one round trip.
-@Suite("Pipelined statements", .enabled(if: TestDatabase.isAvailable))
+@Suite("Pipelined statements", .requiresPostgreSQL)
 struct PipelineTests {
     @Test("queued statements run in order before the next query, which sees their writes")
     func orderAndVisibility() async throws {

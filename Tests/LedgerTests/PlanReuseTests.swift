@@ -1,11 +1,12 @@
 import Foundation
 import Postgres
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// `PGQuery.reusingPlan()`: such statements may keep a generic plan; every other prepared statement is
 /// planned for its values at each execution, whatever ran before it on the connection.
-@Suite("Plan reuse", .enabled(if: TestDatabase.isAvailable))
+@Suite("Plan reuse", .requiresPostgreSQL)
 struct PlanReuseTests {
     /// The `plan_cache_mode` a parameterised statement runs under.
     private func mode(_ conn: PGConnection, reusing: Bool) async throws -> String? {

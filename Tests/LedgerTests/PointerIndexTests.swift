@@ -2,12 +2,13 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// The indexes on the objectId of installations' `owner` and `user` Pointers (migrations 0013 and 0015):
 /// they hold only installations whose field is a Pointer, and `$inQuery` targeting still finds them.
-@Suite("Pointer indexes", .enabled(if: TestDatabase.isAvailable))
+@Suite("Pointer indexes", .requiresPostgreSQL)
 struct PointerIndexTests {
     @Test("only installations with a Pointer are indexed, and an $inQuery audience is planned through the index")
     func partialAndUsed() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 /// midnight in a non-UTC zone), badge resets and increments, deletes, and runs of targeted pages and delivered
 /// batches of three pushes is applied both ways into two scratch schemas, and every table of the four
 /// projections must come out identical.
-@Suite("Projections: set-based runs equal one event at a time", .enabled(if: TestDatabase.isAvailable))
+@Suite("Projections: set-based runs equal one event at a time", .requiresPostgreSQL)
 struct ProjectionRunTests {
     static let tables = [
         "apps", "installations", "invalid_tokens", "notifications", "push_stats", "push_opens", "daily_opens",

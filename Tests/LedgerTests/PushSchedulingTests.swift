@@ -2,10 +2,11 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
-@Suite("Push scheduling and targeting", .enabled(if: TestDatabase.isAvailable))
+@Suite("Push scheduling and targeting", .requiresPostgreSQL)
 struct PushSchedulingTests {
     @Test("a scheduled push is targeted at its time, not before, in keyset pages with exact counts")
     func scheduledPushFiresAtItsTime() async throws {

@@ -2,10 +2,11 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
-@Suite("Rebuild and verify", .enabled(if: TestDatabase.isAvailable))
+@Suite("Rebuild and verify", .requiresPostgreSQL)
 struct RebuildVerifyTests {
     /// A randomized workload of installation changes from concurrent clients, seeded for reproducibility.
     static func randomWorkload(_ db: TestDatabase, appId: String, operations: Int, seed: UInt64) async throws {

@@ -2,12 +2,13 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// `pushledger replay` and `pushledger explain` as an operator runs them, after the audience changed and
 /// an installation was deleted and another expired.
-@Suite("replay and explain commands", .enabled(if: TestDatabase.isAvailable))
+@Suite("replay and explain commands", .requiresPostgreSQL)
 struct ReplayCommandTests {
     @Test("replay prints the objectIds a push targeted then; explain names the excluding condition")
     func commands() async throws {

@@ -2,13 +2,14 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// The fast set-based fold must be InstallationProjection itself, only faster: after a random workload that
 /// uses every installation event type, replay at "now" equals the live table and replay at an earlier instant
 /// equals a snapshot of the live table taken at that instant, for both fold strategies.
-@Suite("Replay: the fold equals the projection", .enabled(if: TestDatabase.isAvailable))
+@Suite("Replay: the fold equals the projection", .requiresPostgreSQL)
 struct ReplayEquivalenceTests {
     @Test("random workload: replay at now = live table, replay at an earlier instant = snapshot then")
     func foldEqualsLiveTableAndSnapshot() async throws {

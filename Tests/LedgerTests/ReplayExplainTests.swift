@@ -2,12 +2,13 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// Replay and explain against a push that really happened: installations change after the push, yet replay
 /// at its targeting instant returns exactly the set it targeted, and explain names why each was in or out.
-@Suite("Replay and explain a past push", .enabled(if: TestDatabase.isAvailable))
+@Suite("Replay and explain a past push", .requiresPostgreSQL)
 struct ReplayExplainTests {
     struct Scenario {
         let db: TestDatabase

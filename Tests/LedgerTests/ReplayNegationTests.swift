@@ -1,12 +1,13 @@
 import Foundation
 import Ledger
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// A push targeted with `$nor` and a field-level `$not` (SPEC §12.1): targeting, replay at the targeting instant
 /// and explain agree, and explain names the `$nor` clause that excluded an installation.
-@Suite("Replay and explain $nor and $not", .enabled(if: TestDatabase.isAvailable))
+@Suite("Replay and explain $nor and $not", .requiresPostgreSQL)
 struct ReplayNegationTests {
     @Test("targeting, replay and explain agree on $nor/$not, and explain names the matching $nor clause")
     func norAndNotAreTargetedReplayedAndExplained() async throws {

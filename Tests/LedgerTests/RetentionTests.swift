@@ -2,10 +2,11 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
-@Suite("Retention job", .enabled(if: TestDatabase.isAvailable))
+@Suite("Retention job", .requiresPostgreSQL)
 struct RetentionTests {
     @Test("91 days later only stale installations expire, 8 days later only old records go; a rerun changes nothing")
     func retention() async throws {

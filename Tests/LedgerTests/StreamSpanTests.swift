@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 
 /// Each stream's time span in `stream_heads` (migration 0017), and the stream reads that use it to open only
 /// the day partitions the stream's events are in.
-@Suite("Stream spans", .enabled(if: TestDatabase.isAvailable))
+@Suite("Stream spans", .requiresPostgreSQL)
 struct StreamSpanTests {
     /// A migrated database with day partitions for 1-12 March 2025 (`makeDays`).
     static func databaseWithDays() async throws -> TestDatabase {

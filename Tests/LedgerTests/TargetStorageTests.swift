@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 /// A targeting page's targets are sent to PostgreSQL once, inside its `PushTargeted` event; the page's batch
 /// row copies them from there. Both are compressed with lz4 (migration 0016), including in day partitions
 /// made after the migration.
-@Suite("Target storage", .enabled(if: TestDatabase.isAvailable))
+@Suite("Target storage", .requiresPostgreSQL)
 struct TargetStorageTests {
     @Test("each page's batch row holds that page's targets, copied from its event, and the push reaches all")
     func batchesCopyTheirEventsTargets() async throws {

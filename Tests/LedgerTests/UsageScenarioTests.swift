@@ -2,12 +2,13 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// The usage, limit and open-tracking projections over the scripted scenario (see `UsageScenario` for how
 /// each figure comes about).
-@Suite("Usage counters, limits and opens", .enabled(if: TestDatabase.isAvailable))
+@Suite("Usage counters, limits and opens", .requiresPostgreSQL)
 struct UsageScenarioTests {
     @Test("daily usage counts calls, their peak minute, devices and successes in the app's time zone")
     func dailyUsage() async throws {

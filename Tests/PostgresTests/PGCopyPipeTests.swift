@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import TestEnvironment
 import Testing
 
 private let clusterURL = ProcessInfo.processInfo.environment["PUSHLEDGER_TEST_PG"]
@@ -7,7 +8,7 @@ private let clusterURL = ProcessInfo.processInfo.environment["PUSHLEDGER_TEST_PG
 /// `copyIn(_:from:_:)`: rows streamed from one connection's `COPY … TO STDOUT` into another's `COPY … FROM STDIN`,
 /// with the writer inside a transaction on its own executor (the rebuild's shape), through a pipe that holds at
 /// most 1 MiB: the copies below are several times that, so both sides wait on each other along the way.
-@Suite("PGConnection copy between connections", .enabled(if: clusterURL != nil, "needs PUSHLEDGER_TEST_PG"))
+@Suite("PGConnection copy between connections", .requiresPostgreSQL)
 struct PGCopyPipeTests {
     private func makePool() throws -> PGPool {
         PGPool(url: try #require(clusterURL) + "/postgres", maxConnections: 2)

@@ -1,12 +1,13 @@
 import Foundation
 import Postgres
+import TestEnvironment
 import Testing
 
 private let clusterURL = ProcessInfo.processInfo.environment["PUSHLEDGER_TEST_PG"]
 
 /// `sendQueued`: queued statements go to the server without waiting for it; the next use of the connection reads
 /// their results, and throws their error.
-@Suite("PGConnection pipelines sent ahead", .enabled(if: clusterURL != nil, "needs PUSHLEDGER_TEST_PG"))
+@Suite("PGConnection pipelines sent ahead", .requiresPostgreSQL)
 struct PGPipelineTests {
     private func makePool() throws -> PGPool {
         PGPool(url: try #require(clusterURL) + "/postgres", maxConnections: 1)

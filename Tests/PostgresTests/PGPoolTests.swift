@@ -1,11 +1,12 @@
 import Foundation
 import Postgres
+import TestEnvironment
 import Testing
 
 /// The throw-away cluster `scripts/test` starts.
 private let clusterURL = ProcessInfo.processInfo.environment["PUSHLEDGER_TEST_PG"]
 
-@Suite("PGPool lending", .enabled(if: clusterURL != nil, "needs PUSHLEDGER_TEST_PG"))
+@Suite("PGPool lending", .requiresPostgreSQL)
 struct PGPoolTests {
     private func makePool(max: Int) throws -> PGPool {
         PGPool(url: try #require(clusterURL) + "/postgres", maxConnections: max)

@@ -1,9 +1,10 @@
 import Foundation
 import PushCore
+import TestEnvironment
 import Testing
 
 /// Runs compiled `where` and `order` SQL against a real PostgreSQL and checks which installations match.
-@Suite(.enabled(if: PSQLRunner.isConfigured, "set PUSHLEDGER_TEST_PSQL_URL to a libpq URI to run"))
+@Suite(.requiresPSQL)
 struct WhereCompilerDatabaseTests {
     /// object_id → data. created_at is 2024-01-0N, updated_at 2024-06-0N for row iN.
     static let rows: [(String, String)] = [

@@ -2,12 +2,13 @@ import Foundation
 import Ledger
 import PushCore
 import Reports
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// The audit over a log with many earlier days: it plans over the days its range can touch, not over every
 /// day partition the log keeps, and still finds an event recorded long before the time it carries.
-@Suite("Audit report over a long log", .enabled(if: TestDatabase.isAvailable))
+@Suite("Audit report over a long log", .requiresPostgreSQL)
 struct AuditLongLogTests {
     /// Makes the day partitions `daysAgo` days before today (UTC) and returns their names.
     static func partitions(_ f: ReportFixture, daysAgo: [Int]) async throws -> [String] {

@@ -2,10 +2,11 @@ import Foundation
 import Ledger
 import PushCore
 import Reports
+import TestEnvironment
 import TestSupport
 import Testing
 
-@Suite("Audit report", .enabled(if: TestDatabase.isAvailable))
+@Suite("Audit report", .requiresPostgreSQL)
 struct AuditReportTests {
     static let client = EventMetadata(
         keyKind: "client", address: "10.1.2.3", userAgent: "LeanCloud-iOS/13", requestId: "r1")

@@ -1,10 +1,11 @@
 import Foundation
 import PushCore
 import Reports
+import TestEnvironment
 import TestSupport
 import Testing
 
-@Suite("Billing report", .enabled(if: TestDatabase.isAvailable))
+@Suite("Billing report", .requiresPostgreSQL)
 struct BillingReportTests {
     @Test func jsonRowsCarryThePriceListPerDay() async throws {
         let f = try await ReportFixture.make()

@@ -1,5 +1,6 @@
 import Foundation
 import Reports
+import TestEnvironment
 import TestSupport
 import Testing
 
@@ -42,7 +43,7 @@ enum Chromium {
 
 @Suite(
     "HTML reports in headless Chromium",
-    .enabled(if: TestDatabase.isAvailable && (Chromium.path != nil || Chromium.required)))
+    .requiresPostgreSQL, .enabled(if: Chromium.path != nil || Chromium.required))
 struct ChromiumRenderingTests {
     @Test func everyReportRendersWithItsChartsAndFigures() async throws {
         try await HeavyTests.exclusive {

@@ -1,10 +1,11 @@
 import Foundation
 import PushCore
 import Reports
+import TestEnvironment
 import TestSupport
 import Testing
 
-@Suite("Opens report", .enabled(if: TestDatabase.isAvailable))
+@Suite("Opens report", .requiresPostgreSQL)
 struct OpensReportTests {
     /// 2026-11-02 in Shanghai runs from 2026-11-01T16:00Z: p0 (15:00Z) is the day before, p1 (17:00Z) is in.
     @Test func perPushRowsFollowTheAppsDayAndSpreadTimeToOpen() async throws {

@@ -1,11 +1,12 @@
 import Foundation
 import PushCore
 import Reports
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// The real binary: `GET /1.1/reports/:name` and `pushledger report` print what the runner renders.
-@Suite("Reports over REST and the CLI", .enabled(if: TestDatabase.isAvailable), .serialized)
+@Suite("Reports over REST and the CLI", .requiresPostgreSQL, .serialized)
 struct ReportEndToEndTests {
     @Test func restNeedsTheMasterKeyAndAnswersEachFormatWithItsContentType() async throws {
         let f = try await ReportFixture.make()

@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import PushCore
 import Reports
+import TestEnvironment
 import TestSupport
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 /// `push_opens`) to stay fast; on a generated 90-day history (`scripts/lib/reports-from-events/history.sql`,
 /// a new seed each run) they must equal the same figures computed from the raw log by hand-written SQL
 /// (`billing.sql`, `opens.sql` beside it — the baseline `scripts/bench-reports` times too).
-@Suite("Reports equal the raw log", .enabled(if: TestDatabase.isAvailable))
+@Suite("Reports equal the raw log", .requiresPostgreSQL)
 struct ReportsFromEventsTests {
     static let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../scripts/lib/reports-from-events").standardized

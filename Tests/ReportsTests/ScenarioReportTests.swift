@@ -1,13 +1,14 @@
 import Foundation
 import PushCore
 import Reports
+import TestEnvironment
 import TestSupport
 import Testing
 
 /// The acceptance scenario of issue 4: the scripted two-day history (`UsageScenario`) goes through the
 /// real ledger (events → projections), and the reports `pushledger report` prints carry exactly the
 /// figures derived by hand in the scenario's comments — in json, in csv, and in html rendered by Chromium.
-@Suite("Reports over the scripted scenario", .enabled(if: TestDatabase.isAvailable), .serialized)
+@Suite("Reports over the scripted scenario", .requiresPostgreSQL, .serialized)
 struct ScenarioReportTests {
     static func report(_ db: TestDatabase, _ args: [String]) throws -> String {
         let run = try ServerProcess.command(
