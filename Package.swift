@@ -192,8 +192,9 @@ let package = Package(
             name: "ReportsTests",
             dependencies: ["Reports", "Ledger", "Postgres", "PushCore", "TestSupport", "TestEnvironment"]),
         .target(name: "HTTP2TestSupport", path: "Tests/HTTP2TestSupport"),
-        // The trait that fails, rather than skips, a database suite run without the test cluster.
-        .target(name: "TestEnvironment", path: "Tests/TestEnvironment"),
+        // The trait that fails, rather than skips, a database suite run without the test cluster, and the clock
+        // tests move instead of sleeping.
+        .target(name: "TestEnvironment", dependencies: ["PushCore"], path: "Tests/TestEnvironment"),
         .testTarget(
             name: "CurlTests",
             dependencies: [
@@ -202,7 +203,7 @@ let package = Package(
         .testTarget(
             name: "DeliveryTests",
             dependencies: [
-                "Delivery", "Curl", "PushCore", "HTTP2TestSupport",
+                "Delivery", "Curl", "PushCore", "HTTP2TestSupport", "TestEnvironment",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

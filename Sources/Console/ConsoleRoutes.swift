@@ -11,14 +11,14 @@ public struct ConsoleRoutes: Sendable {
     let services: ConsoleServices
     let pages: ConsolePages
     let throttle = SharedLoginThrottle()
-    let now: @Sendable () -> Date
+    let clock: ServiceClock
 
     public static func make(
-        services: ConsoleServices, now: @escaping @Sendable () -> Date = Date.init
+        services: ConsoleServices, clock: ServiceClock = .system
     )
         async throws -> ConsoleRoutes
     {
-        ConsoleRoutes(services: services, pages: try await ConsolePages.load(), now: now)
+        ConsoleRoutes(services: services, pages: try await ConsolePages.load(), clock: clock)
     }
 
     public func register(on router: Router<PushContext>) {
@@ -32,7 +32,7 @@ public struct ConsoleRoutes: Sendable {
         console.post("login") { request, context in try await login(request, context) }
 
         let signedIn = console.group().add(
-            middleware: ConsoleSessionMiddleware(apps: services.apps, pages: pages, now: now))
+            middleware: ConsoleSessionMiddleware(apps: services.apps, pages: pages, clock: clock))
         signedIn.get("") { _, _ in Response.redirect(to: "/console/pushes", type: .found) }
         signedIn.post("logout") { _, _ in logout() }
         signedIn.get("pushes") { request, context in try await pushList(request, context) }
@@ -50,7 +50,7 @@ public struct ConsoleRoutes: Sendable {
     func chrome(_ request: Request, _ context: PushContext, section: String) throws -> PageChrome {
         let app = try context.requireMaster()
         guard let cookie = request.cookies[ConsoleSession.cookieName]?.value,
-            let session = ConsoleSession.verify(cookie, masterKey: app.masterKey, now: now())
+            let session = ConsoleSession.verify(cookie, masterKey: app.masterKey, now: clock.now())
         else { throw LeanErrorResponse(.unauthorized) }
         return PageChrome(appId: app.appId, csrf: session.csrfToken(masterKey: app.masterKey), section: section)
     }

@@ -2,6 +2,7 @@ import Foundation
 import Ledger
 import Logging
 import Postgres
+import PushCore
 import ServiceLifecycle
 
 /// Listens for batches recorded by any process (NOTIFY from the recording transaction, so the messages are
@@ -52,7 +53,8 @@ struct ChannelMaintenance: Service {
         let configuration = hub.configuration
         // Refreshed twice per ping interval, so a live device never looks stale between two touches.
         let touchEvery = max(.seconds(1), configuration.pingInterval / 2)
-        var lastTouch = ContinuousClock.now
+        let clock = ledger.clock
+        var lastTouch = clock.now()
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 let expired = try await ledger.expire()
@@ -60,15 +62,15 @@ struct ChannelMaintenance: Service {
                     ChannelMetrics.expired.increment(by: expired)
                     logger.info("channel: \(expired) messages expired before their devices took them")
                 }
-                if ContinuousClock.now - lastTouch >= touchEvery {
-                    lastTouch = ContinuousClock.now
+                if clock.elapsed(since: lastTouch) >= touchEvery {
+                    lastTouch = clock.now()
                     try await ledger.touch(sessions: await hub.sessionIds())
                 }
             } catch {
                 logger.warning("channel maintenance failed (retrying): \(error)")
             }
             try? await cancelWhenGracefulShutdown {
-                try await Task.sleep(for: min(configuration.expiryInterval, touchEvery))
+                try await clock.sleep(for: min(configuration.expiryInterval, touchEvery))
             }
         }
     }

@@ -1,5 +1,6 @@
 import Ledger
 import Logging
+import PushCore
 import ServiceLifecycle
 
 /// Keeps the indexes of GeoPoint and Pointer fields in step with `class_fields` inside `serve` (issue 16): soon
@@ -8,10 +9,11 @@ import ServiceLifecycle
 struct FieldIndexService: Service {
     let indexes: FieldIndexes
     let interval: Duration
+    let clock: ServiceClock
     let logger: Logger
 
     func run() async throws {
-        await Periodically.run(after: .seconds(2), every: interval) {
+        await Periodically.run(after: .seconds(2), every: interval, on: clock) {
             do {
                 let built = try await indexes.ensure()
                 if !built.isEmpty { logger.info("field indexes built: \(built.joined(separator: ", "))") }

@@ -25,7 +25,7 @@ public struct LedgerComponents: Sendable {
     }
 
     public init(
-        databaseURL: String, maxConnections: Int = 16, clock: WallClock = .system,
+        databaseURL: String, maxConnections: Int = 16, clock: ServiceClock = .system,
         logger: Logger = Logger(label: "pushledger"), genericPlanLifetime: Duration = .seconds(10)
     ) {
         pool = PGPool(

@@ -6,6 +6,7 @@ import Logging
 import Metrics
 import Postgres
 import Prometheus
+import PushCore
 import ServiceLifecycle
 
 /// `serve`'s metrics backend and readiness checks.
@@ -62,6 +63,7 @@ enum Observability {
 struct BacklogSampler: Service {
     let batches: PushBatches
     let interval: Duration
+    let clock: ServiceClock
     let logger: Logger
 
     func run() async throws {
@@ -75,7 +77,7 @@ struct BacklogSampler: Service {
             } catch {
                 logger.debug("backlog sample failed: \(error)")
             }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            try? await cancelWhenGracefulShutdown { try await clock.sleep(for: interval) }
         }
     }
 }

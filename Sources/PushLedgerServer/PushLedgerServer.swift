@@ -36,9 +36,12 @@ public enum PushLedgerServer {
             // (or the next start) makes the partitions and moves them.
             logger.warning("cannot prepare the event log's day partitions: \(error)")
         }
-        let wakeups = WakeSignal()
+        // Everything that reads the time or waits does it on the event store's clock.
+        let clock = ledger.events.clock
+        let wakeups = WakeSignal(clock: clock)
         let fanOut = FanOutService(
-            events: ledger.events, apps: ledger.apps, providers: ProviderRegistry(logger: logger), wakeups: wakeups,
+            events: ledger.events, apps: ledger.apps, providers: ProviderRegistry(clock: clock, logger: logger),
+            wakeups: wakeups,
             senders: config.senders, batchLease: config.batchLease, logger: logger)
         var channelConfiguration = config.channel
         channelConfiguration.secure = tls != nil
@@ -56,7 +59,8 @@ public enum PushLedgerServer {
             services: ConsoleServices(
                 apps: ledger.apps, installations: ledger.installations, pushes: ledger.pushes,
                 pushRequests: PushRoutes(pushes: ledger.pushes, objects: ledger.objects), events: ledger.events,
-                reports: reports, presence: presence, secureCookies: tls != nil))
+                reports: reports, presence: presence, secureCookies: tls != nil),
+            clock: clock)
         console.register(on: router)
         // One port for REST and devices: upgrade requests for `/channel` become WebSockets, every other
         // request goes on to the router. With TLS configured, both are served over it. Every connection is
@@ -72,16 +76,20 @@ public enum PushLedgerServer {
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? config.port) },
             logger: logger)
         let listener = NotificationWakeService(url: config.databaseURL, signal: wakeups)
-        let sampler = BacklogSampler(batches: PushBatches(store: ledger.events), interval: .seconds(5), logger: logger)
-        var services: [any Service] = [app, listener, fanOut, sampler, ConnectionReportService(report: limits.report)]
+        let sampler = BacklogSampler(
+            batches: PushBatches(store: ledger.events), interval: .seconds(5), clock: clock, logger: logger)
+        var services: [any Service] = [
+            app, listener, fanOut, sampler, ConnectionReportService(report: limits.report, clock: clock),
+        ]
         if let interval = config.retentionInterval {
             services.append(
                 RetentionService(
                     job: RetentionJob(store: ledger.events, logRetentionDays: config.logRetentionDays),
-                    interval: interval, logger: logger))
+                    interval: interval, clock: clock, logger: logger))
         }
         services.append(
-            FieldIndexService(indexes: FieldIndexes(pool: ledger.pool), interval: .seconds(30), logger: logger))
+            FieldIndexService(
+                indexes: FieldIndexes(pool: ledger.pool), interval: .seconds(30), clock: clock, logger: logger))
         services += channel.services(databaseURL: config.databaseURL, logger: logger)
         services += ledger.projectorRunners(wakeups: wakeups)
         let group = ServiceGroup(

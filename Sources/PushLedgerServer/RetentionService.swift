@@ -2,6 +2,7 @@ import Foundation
 import Ledger
 import Logging
 import Metrics
+import PushCore
 import ServiceLifecycle
 
 /// Runs the retention job inside `serve` (SPEC §8): soon after start, then every `interval`. Safe next to
@@ -9,11 +10,12 @@ import ServiceLifecycle
 struct RetentionService: Service {
     let job: RetentionJob
     let interval: Duration
+    let clock: ServiceClock
     let logger: Logger
 
     func run() async throws {
         // A short delay so a restart storm does not run it on every start before serving.
-        await Periodically.run(after: .seconds(5), every: interval) {
+        await Periodically.run(after: .seconds(5), every: interval, on: clock) {
             do {
                 let report = try await job.run()
                 logger.info("retention: \(report.json.encoded())")

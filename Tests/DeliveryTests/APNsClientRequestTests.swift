@@ -1,6 +1,7 @@
 import Curl
 import Foundation
 import HTTPTypes
+import TestEnvironment
 import Testing
 
 @testable import Delivery
@@ -14,7 +15,7 @@ import Testing
                 authentication: .token(keyFile: TestKeys.apnsKeyFile, keyId: "KEY1234567", teamId: "TEAM123456"),
                 topic: "com.example.app"
             ),
-            now: clock.function
+            clock: clock.serviceClock
         )
         let id = UUID()
         let notification = APNsNotification(

@@ -1,4 +1,7 @@
+import Foundation
+import PushCore
 import Synchronization
+import TestEnvironment
 import Testing
 
 @testable import Curl
@@ -38,7 +41,7 @@ import Testing
         func deliver(_ requests: [[String]], policy: RetryPolicy = RetryPolicy()) async -> [DeliveryResult] {
             await deliver(
                 requests.map(Request.init), policy: policy, random: { 0.5 },
-                sleep: { duration in self.sleeps.withLock { $0.append(duration) } }
+                clock: ServiceClock(now: Date.init, sleep: { duration in self.sleeps.withLock { $0.append(duration) } })
             ).map(\.result)
         }
 
@@ -100,10 +103,31 @@ import Testing
         #expect(twice.unanswered == 1)
     }
 
+    /// The wait before a retry is on the service clock: nothing is sent again until the clock reaches the
+    /// provider's Retry-After, however long the test really takes, and nothing waits in real time for it.
+    @Test func aRetryAfterIsWaitedOutOnTheServiceClock() async throws {
+        let clock = TestClock()
+        let busy = DeliveryOutcome.retryable(reason: .apns(.tooManyRequests), retryAfter: .seconds(30))
+        let provider = Scripted(["a": [busy, .success(id: "later")]])
+        let delivering = Task {
+            await provider.deliver([.init(devices: ["a"])], random: { 0.5 }, clock: clock.serviceClock)
+        }
+        try await clock.waitForSleepers()
+        #expect(provider.sent.count == 1)
+        clock.advance(by: .seconds(29))
+        #expect(clock.sleeping == 1, "29 s on: still waiting")
+        #expect(provider.sent.count == 1)
+        clock.advance(by: .seconds(1))
+        let results = await delivering.value
+        #expect(results.map(\.result) == [DeliveryResult(outcome: .success(id: "later"), attempts: 2)])
+        #expect(provider.sent.count == 2)
+    }
+
     @Test func aCancelledWaitKeepsTheLastOutcome() async {
         let provider = Scripted(["a": [unavailable, .success(id: "never")]])
         let results = await provider.deliver(
-            [.init(devices: ["a"])], random: { 0.5 }, sleep: { _ in throw CancellationError() })
+            [.init(devices: ["a"])], random: { 0.5 },
+            clock: ServiceClock(now: Date.init, sleep: { _ in throw CancellationError() }))
         #expect(results.map(\.result) == [DeliveryResult(outcome: unavailable, attempts: 1)])
         #expect(provider.unanswered == 1)
     }

@@ -7,14 +7,15 @@ import TestEnvironment
 import TestSupport
 import Testing
 
-/// The whole fan-out (targeting loop, senders, real HTTP/2 to the simulator) running on an injected clock:
-/// time is moved, not waited for.
+/// The whole fan-out (targeting loop, senders, real HTTP/2 to the simulator) running on a `TestClock`: its
+/// loops' waits end only when the test moves the time, so the test knows when they are idle and waits for
+/// neither a poll interval nor push_time.
 @Suite("Fan-out on a moved clock", .requiresPostgreSQL, .serialized)
 struct FanOutClockTests {
     @Test("a scheduled push with an interval is delivered once push_time comes; an expired one is never sent")
     func scheduledAndExpiredOnMovedClock() async throws {
-        let clock = MovableClock()
-        let db = try await TestDatabase.make(clock: clock.wall)
+        let clock = TestClock()
+        let db = try await TestDatabase.make(clock: clock.serviceClock)
         let keys = try ProviderKeys.make()
         let simulator = try SimulatorProcess(keys: keys)
         defer { simulator.stop() }
@@ -50,18 +51,19 @@ struct FanOutClockTests {
         let expired = try await schedule(interval: 60)  // expires at push_time + 1 min
 
         let fanOut = FanOutService(
-            events: db.ledger.events, apps: db.ledger.apps, providers: ProviderRegistry(), wakeups: WakeSignal(),
-            senders: 2)
+            events: db.ledger.events, apps: db.ledger.apps, providers: ProviderRegistry(clock: clock.serviceClock),
+            wakeups: WakeSignal(clock: clock.serviceClock), senders: 2)
         let running = Task { try await fanOut.run() }
         defer { running.cancel() }
 
-        // The loop runs on the real pace, but on this clock push_time is an hour away: nothing goes out.
-        try await Task.sleep(for: .seconds(1.5))
+        // The targeting loop and both senders have gone round and wait on the clock, an hour before
+        // push_time: nothing went out.
+        try await clock.waitForSleepers(3)
         for token in tokens { #expect(try simulator.requests(token: token)["accepted"] == 0) }
         #expect(try await db.ledger.pushes.get(appId: app.appId, pushId: sent)?.json["status"] == "scheduled")
 
         // Two minutes past push_time: the first is due and still valid, the second expired a minute ago.
-        clock.advance(by: 3600 + 120)
+        clock.advance(by: .seconds(3600 + 120))
         let deadline = ContinuousClock.now + .seconds(30)
         var record: JSON = [:]
         while ContinuousClock.now < deadline {

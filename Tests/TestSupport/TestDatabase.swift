@@ -14,7 +14,7 @@ public struct TestDatabase: Sendable {
     public static var isAvailable: Bool { clusterURL != nil }
 
     /// Creates `t_<random>` and applies the migrations. Every store reads the time from `clock`.
-    public static func make(migrate: Bool = true, clock: WallClock = .system) async throws -> TestDatabase {
+    public static func make(migrate: Bool = true, clock: ServiceClock = .system) async throws -> TestDatabase {
         guard let base = clusterURL else { throw PGError(kind: .connection, message: "PUSHLEDGER_TEST_PG is not set") }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         let admin = try await PGConnection.connect(url: base + "/postgres")

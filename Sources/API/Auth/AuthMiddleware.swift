@@ -13,11 +13,11 @@ public struct AuthMiddleware: RouterMiddleware {
     public typealias Context = PushContext
 
     let apps: AppStore
-    let now: @Sendable () -> Date
+    let clock: ServiceClock
 
-    public init(apps: AppStore, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(apps: AppStore, clock: ServiceClock = .system) {
         self.apps = apps
-        self.now = now
+        self.clock = clock
     }
 
     public static let signatureSkew: TimeInterval = 15 * 60
@@ -46,7 +46,7 @@ public struct AuthMiddleware: RouterMiddleware {
         } else {
             throw LeanErrorResponse(.unauthorized)
         }
-        guard let isMaster = Self.verify(credential, app: app, now: now()) else {
+        guard let isMaster = Self.verify(credential, app: app, now: clock.now()) else {
             throw LeanErrorResponse(.unauthorized)
         }
         context.app = app

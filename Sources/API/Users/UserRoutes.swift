@@ -11,12 +11,12 @@ import PushCore
 public struct UserRoutes: Sendable {
     let objects: ObjectStore
     let throttle: UserLoginThrottle
-    let now: @Sendable () -> Date
+    let clock: ServiceClock
 
-    public init(objects: ObjectStore, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(objects: ObjectStore, clock: ServiceClock = .system) {
         self.objects = objects
         self.throttle = UserLoginThrottle()
-        self.now = now
+        self.clock = clock
     }
 
     public func register(on router: some RouterMethods<PushContext>) {
@@ -73,7 +73,7 @@ public struct UserRoutes: Sendable {
         guard let username = params["username"]?.stringValue, !username.isEmpty else { throw LeanError.usernameMissing }
         guard let password = params["password"]?.stringValue, !password.isEmpty else { throw LeanError.passwordMissing }
         let attempt = UserLoginThrottle.Attempt(appId: app.appId, username: username, address: context.remoteAddress)
-        let at = now()
+        let at = clock.now()
         if let retryAfter = throttle.refusal(attempt, now: at) {
             throw LeanError.loginThrottled(retryAfter: retryAfter)
         }

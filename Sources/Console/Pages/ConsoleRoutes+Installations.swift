@@ -86,7 +86,7 @@ extension ConsoleRoutes {
         out["hasFields"] = !stored.fields.isEmpty
         let ttl = max(1, app.intSetting("installation_ttl_days"))
         let updated = LeanDate.parse(stored.updatedAt) ?? .distantPast
-        let fresh = now().timeIntervalSince(updated) < Double(ttl) * 86_400
+        let fresh = clock.now().timeIntervalSince(updated) < Double(ttl) * 86_400
         let valid = stored.fields["valid"]?.boolValue ?? true
         out["updated"] = Shown.time(stored.updatedAt)
         out["created"] = Shown.time(stored.createdAt)

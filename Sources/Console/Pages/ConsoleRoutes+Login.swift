@@ -27,13 +27,13 @@ extension ConsoleRoutes {
         let address = context.remoteAddress ?? "unknown"
         let appId = form.text("appId") ?? ""
         var values: [String: Any] = ["appIdValue": appId]
-        if let until = throttle.locked(address, now: now()) {
+        if let until = throttle.locked(address, now: clock.now()) {
             values["error"] = lockedMessage(address, until: until)
             return loginPage(values, token: token, status: .tooManyRequests)
         }
         if let app = try await services.apps.find(appId), ConstantTime.equal(app.masterKey, form["masterKey"] ?? "") {
             throttle.recordSuccess(address)
-            let session = ConsoleSession.start(appId: app.appId, now: now())
+            let session = ConsoleSession.start(appId: app.appId, now: clock.now())
             var response = Response.redirect(to: "/console/pushes", type: .normal)
             response.setCookie(
                 cookie(
@@ -44,7 +44,7 @@ extension ConsoleRoutes {
         }
         // Unknown app and wrong key get the same answer: the page must not reveal which app ids exist.
         context.logger.notice("console sign-in refused", metadata: ["address": .string(address)])
-        if let until = throttle.recordFailure(address, now: now()) {
+        if let until = throttle.recordFailure(address, now: clock.now()) {
             values["error"] = lockedMessage(address, until: until)
             return loginPage(values, token: token, status: .tooManyRequests)
         }
@@ -67,7 +67,7 @@ extension ConsoleRoutes {
     }
 
     private func lockedMessage(_ address: String, until: Date) -> String {
-        let seconds = max(1, Int(until.timeIntervalSince(now()).rounded(.up)))
+        let seconds = max(1, Int(until.timeIntervalSince(clock.now()).rounded(.up)))
         return "Too many wrong keys from \(address): \(LoginThrottle.maxFailures) within a minute. "
             + "Sign-in from this address is locked; try again in \(seconds) s (code 429)."
     }

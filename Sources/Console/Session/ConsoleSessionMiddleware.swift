@@ -2,6 +2,7 @@ import API
 import Foundation
 import Hummingbird
 import Ledger
+import PushCore
 
 /// Guards every signed-in console route: a valid session cookie (else to the login page), and on every POST
 /// the session's CSRF token in the form (else a 403 refusal, and nothing is done). Sets the context's app as
@@ -11,14 +12,14 @@ struct ConsoleSessionMiddleware: RouterMiddleware {
 
     let apps: AppStore
     let pages: ConsolePages
-    let now: @Sendable () -> Date
+    let clock: ServiceClock
 
     func handle(
         _ request: Request, context: PushContext, next: (Request, PushContext) async throws -> Response
     ) async throws -> Response {
         guard let cookie = request.cookies[ConsoleSession.cookieName]?.value,
             let appId = ConsoleSession.claimedAppId(cookie), let app = try await apps.find(appId),
-            let session = ConsoleSession.verify(cookie, masterKey: app.masterKey, now: now())
+            let session = ConsoleSession.verify(cookie, masterKey: app.masterKey, now: clock.now())
         else { return Response.redirect(to: "/console/login", type: .normal) }
         var context = context
         context.app = app

@@ -1,26 +1,27 @@
 import Foundation
+import PushCore
 import Synchronization
 
 /// The APNs provider token shared by every request of one credential: signs on demand under a lock (ES256
 /// takes microseconds), following `ProviderTokenStateMachine`.
 public final class APNsTokenProvider: Sendable {
     private let signer: APNsJWTSigner
-    private let now: @Sendable () -> Date
+    private let clock: ServiceClock
     private let state: Mutex<ProviderTokenStateMachine>
 
     public init(
         signer: APNsJWTSigner,
         refreshAge: Duration = .seconds(50 * 60),
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: ServiceClock = .system
     ) throws(CredentialError) {
         self.signer = signer
-        self.now = now
+        self.clock = clock
         state = Mutex(try ProviderTokenStateMachine(refreshAge: refreshAge))
     }
 
     /// The token to put in `authorization: bearer …`.
     public func currentToken() -> String {
-        let now = now()
+        let now = clock.now()
         return state.withLock { machine in
             switch machine.action(now: now) {
             case .use(let token):
@@ -35,7 +36,7 @@ public final class APNsTokenProvider: Sendable {
 
     /// APNs answered `ExpiredProviderToken` to a request sent with `token`.
     public func rejected(_ token: String) {
-        let now = now()
+        let now = clock.now()
         state.withLock { $0.rejected(token, now: now) }
     }
 }

@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import PushCore
 
 /// FCM's OAuth access token: a signed service-account assertion exchanged with the `jwt-bearer` grant.
 public enum FCMAccessTokenProvider {
@@ -9,9 +10,9 @@ public enum FCMAccessTokenProvider {
         http: CurlClient,
         timeout: Duration = .seconds(15),
         refreshMargin: Duration = .seconds(300),
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: ServiceClock = .system
     ) -> OAuthAccessTokenProvider {
-        OAuthAccessTokenProvider(http: http, refreshMargin: refreshMargin, now: now) { now in
+        OAuthAccessTokenProvider(http: http, refreshMargin: refreshMargin, clock: clock) { now in
             OAuthAccessTokenProvider.formRequest(
                 endpoint: tokenEndpoint,
                 form: [

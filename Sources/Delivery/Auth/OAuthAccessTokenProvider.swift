@@ -1,6 +1,7 @@
 import Curl
 import Foundation
 import HTTPTypes
+import PushCore
 import Synchronization
 
 /// An access token from a token endpoint: makes the grant request (FCM's signed service-account assertion,
@@ -26,26 +27,26 @@ public final class OAuthAccessTokenProvider: Sendable {
     private let makeRequest: RequestBuilder
     private let read: ResponseReader
     private let http: CurlClient
-    private let now: @Sendable () -> Date
+    private let clock: ServiceClock
     private let state: Mutex<State>
 
     public init(
         http: CurlClient,
         refreshMargin: Duration = .seconds(300),
-        now: @escaping @Sendable () -> Date = { Date() },
+        clock: ServiceClock = .system,
         read: @escaping ResponseReader = OAuthAccessTokenProvider.readOAuth,
         request: @escaping RequestBuilder
     ) {
         self.makeRequest = request
         self.read = read
         self.http = http
-        self.now = now
+        self.clock = clock
         state = Mutex(State(machine: AccessTokenStateMachine(refreshMargin: refreshMargin)))
     }
 
     public func accessToken() async throws(AccessTokenError) -> String {
         // The common case, a cached token, takes one lock and no suspension.
-        let now = now()
+        let now = clock.now()
         if let token = state.withLock({ $0.machine.usableToken(now: now) }) { return token }
         let step = await withCheckedContinuation { (waiter: CheckedContinuation<Step, Never>) in
             let action = state.withLock { state in
@@ -78,7 +79,7 @@ public final class OAuthAccessTokenProvider: Sendable {
         let waiters = state.withLock { state in
             switch result {
             case .success(let response):
-                state.machine.fetched(response.accessToken, expiresIn: response.expiresIn, now: now())
+                state.machine.fetched(response.accessToken, expiresIn: response.expiresIn, now: clock.now())
             case .failure:
                 state.machine.fetchFailed()
             }
@@ -96,7 +97,7 @@ public final class OAuthAccessTokenProvider: Sendable {
     }
 
     private func fetch() async -> Result<OAuthTokenResponse, AccessTokenError> {
-        let request = makeRequest(now())
+        let request = makeRequest(clock.now())
         let response: CurlResponse
         do {
             response = try await http.send(request)

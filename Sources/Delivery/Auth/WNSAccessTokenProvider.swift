@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import PushCore
 
 /// WNS' OAuth access token: the app's package SID and secret exchanged with the `client_credentials` grant for
 /// the `notify.windows.com` scope (Microsoft's "Authenticating with WNS").
@@ -7,9 +8,9 @@ public enum WNSAccessTokenProvider {
     public static let scope = "notify.windows.com"
 
     public static func make(
-        _ configuration: WNSConfiguration, http: CurlClient, now: @escaping @Sendable () -> Date = { Date() }
+        _ configuration: WNSConfiguration, http: CurlClient, clock: ServiceClock = .system
     ) -> OAuthAccessTokenProvider {
-        OAuthAccessTokenProvider(http: http, now: now) { _ in
+        OAuthAccessTokenProvider(http: http, clock: clock) { _ in
             tokenRequest(
                 packageSid: configuration.packageSid, secret: configuration.secret,
                 tokenEndpoint: configuration.tokenEndpoint, timeout: configuration.requestTimeout)

@@ -36,9 +36,9 @@ extension BatchSender {
             }
         }
         await withTaskGroup(of: [(Int, Delivered)].self) { group in
-            apns.send(in: &group, gate: gate, now: now)
-            fcm.send(in: &group, gate: gate, now: now)
-            wns.send(in: &group, gate: gate, now: now)
+            apns.send(in: &group, gate: gate, now: now, clock: providers.clock)
+            fcm.send(in: &group, gate: gate, now: now, clock: providers.clock)
+            wns.send(in: &group, gate: gate, now: now, clock: providers.clock)
             for (lane, indices, tokens) in lanes.values {
                 group.addTask {
                     await self.sendVendor(lane, indices, tokens, plan: plan, gate: gate, now: now)
@@ -55,7 +55,8 @@ extension BatchSender {
         _ lane: VendorLane, _ indices: [Int], _ tokens: [String], plan: BatchPlan, gate: DispatchGate, now: Date
     ) async -> [(Int, Delivered)] {
         let (delivered, quota) = await Self.deliver(
-            lane.client.requests(lane.message, to: tokens), through: lane.client, to: indices, gate: gate, now: now)
+            lane.client.requests(lane.message, to: tokens), through: lane.client, to: indices, gate: gate, now: now,
+            clock: providers.clock)
         if quota {
             await providers.stopForTheDay(app: plan.app, vendor: lane.key.vendor, profile: lane.key.profile, now: now)
         }
@@ -66,9 +67,10 @@ extension BatchSender {
     /// outcome, and whether a device's answer said the app's daily quota at the provider is used up. Times
     /// each device for the metrics from the start to its last answer.
     static func deliver<Provider: PushProvider>(
-        _ requests: [Provider.Request], through provider: Provider, to indices: [Int], gate: DispatchGate, now: Date
+        _ requests: [Provider.Request], through provider: Provider, to indices: [Int], gate: DispatchGate, now: Date,
+        clock: ServiceClock
     ) async -> (delivered: [(Int, Delivered)], quota: Bool) {
-        let answers = await provider.deliver(requests)
+        let answers = await provider.deliver(requests, clock: clock)
         let timer = FanOutMetrics.providerTimer(provider.name)
         var quota = false
         let delivered = zip(indices, answers).map { index, answer in
@@ -167,11 +169,15 @@ struct ProviderGroups<Provider: PushProvider> {
     }
 
     /// A task per provider client of the chunk, delivering its requests.
-    func send(in group: inout TaskGroup<[(Int, BatchSender.Delivered)]>, gate: DispatchGate, now: Date) {
+    func send(
+        in group: inout TaskGroup<[(Int, BatchSender.Delivered)]>, gate: DispatchGate, now: Date, clock: ServiceClock
+    ) {
         for key in order {
             let (provider, indices, requests) = members[key]!
             group.addTask {
-                await BatchSender.deliver(requests, through: provider, to: indices, gate: gate, now: now).delivered
+                await BatchSender.deliver(
+                    requests, through: provider, to: indices, gate: gate, now: now, clock: clock
+                ).delivered
             }
         }
     }

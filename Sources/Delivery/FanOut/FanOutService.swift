@@ -22,9 +22,9 @@ public struct FanOutService: Service {
     let policy: FanOutFailurePolicy
     let held = HeldBatches()
     /// Beaten by the targeting loop each round; `/ready` reads it.
-    public let heartbeat = Heartbeat()
+    public let heartbeat: Heartbeat
     /// The event store's clock: due times, expirations and leases are judged by it.
-    let clock: WallClock
+    let clock: ServiceClock
     let logger: Logger
 
     public init(
@@ -43,6 +43,7 @@ public struct FanOutService: Service {
         self.owner = "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(RandomID.make(length: 8))"
         self.policy = policy
         self.clock = events.clock
+        self.heartbeat = Heartbeat(clock: events.clock)
         self.logger = logger
     }
 
@@ -73,7 +74,7 @@ public struct FanOutService: Service {
                 backoff = .milliseconds(250)
             } catch {
                 logger.error("fan-out \(name) failed, retrying in \(backoff): \(error)")
-                try? await Task.sleep(for: backoff)
+                try? await clock.sleep(for: backoff)
                 backoff = min(backoff * 2, .seconds(5))
             }
             if !busy { await wakeups.wait(timeout: .milliseconds(250)) }
@@ -163,7 +164,7 @@ public struct FanOutService: Service {
     ) async throws -> PushBatches.RecordedPart? {
         var wait = Duration.milliseconds(100)
         var failures = 0
-        let shutdownDeadline = ContinuousClock.now + .seconds(8)
+        let shutdownDeadline = clock.now().adding(.seconds(8))
         while true {
             do {
                 let recorded = try await batches.recordPart(
@@ -184,7 +185,7 @@ public struct FanOutService: Service {
                 let outage = FanOutError.kind(of: error) == .databaseUnavailable
                 if !outage { failures += 1 }
                 if failures >= policy.maxAttempts || Task.isCancelled
-                    || (Task.isShuttingDownGracefully && ContinuousClock.now > shutdownDeadline)
+                    || (Task.isShuttingDownGracefully && clock.now() > shutdownDeadline)
                 {
                     logger.error(
                         "cannot record batch \(claim.batchNo) of push \(claim.pushId); giving up: \(error)",
@@ -194,7 +195,7 @@ public struct FanOutService: Service {
                 logger.warning(
                     "recording batch \(claim.batchNo) of push \(claim.pushId) failed, retrying: \(error)",
                     metadata: ["push_id": .string(claim.pushId)])
-                try? await Task.sleep(for: wait)
+                try? await clock.sleep(for: wait)
                 wait = min(wait * 2, .seconds(2))
             }
         }
@@ -226,7 +227,7 @@ public struct FanOutService: Service {
             let starts = try await batches.reserveFlow(
                 appId: claim.appId, pushId: claim.pushId, count: claim.targets.count, rate: rate)
             let delay = starts.timeIntervalSince(clock.now())
-            if delay > 0 { try await Task.sleep(for: .milliseconds(Int64(min(delay, 3600) * 1000))) }
+            if delay > 0 { try await clock.sleep(for: .milliseconds(Int64(min(delay, 3600) * 1000))) }
         } catch {
             logger.warning(
                 "flow control of push \(claim.pushId) unavailable, sending unthrottled: \(error)",
@@ -242,7 +243,7 @@ public struct FanOutService: Service {
     ) async throws -> T {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                while (try? await Task.sleep(for: self.batchLease / 3)) != nil {
+                while (try? await self.clock.sleep(for: self.batchLease / 3)) != nil {
                     do {
                         guard try await self.batches.renew(claim, lease: self.batchLease, now: self.clock.now()) else {
                             self.logger.notice(
@@ -259,7 +260,7 @@ public struct FanOutService: Service {
                 }
             }
             group.addTask {
-                while gate.isOpen, (try? await Task.sleep(for: .milliseconds(200))) != nil {
+                while gate.isOpen, (try? await self.clock.sleep(for: .milliseconds(200))) != nil {
                     guard let state = try? await self.batches.jobState(appId: claim.appId, pushId: claim.pushId),
                         state == .cancelled || state == .failed
                     else { continue }

@@ -1,18 +1,24 @@
+import Foundation
+import PushCore
 import Synchronization
 
 /// When the fan-out's targeting loop last went round, for `/ready`: a loop that stopped (crashed task,
-/// deadlock, shutdown) stops beating.
+/// deadlock, shutdown) stops beating. Judged on the fan-out's clock, as its loop waits on it.
 public final class Heartbeat: Sendable {
-    private let last = Mutex<ContinuousClock.Instant?>(nil)
+    private let last = Mutex<Date?>(nil)
+    private let clock: ServiceClock
 
-    public init() {}
+    public init(clock: ServiceClock = .system) { self.clock = clock }
 
-    func beat() { last.withLock { $0 = .now } }
+    func beat() {
+        let now = clock.now()
+        last.withLock { $0 = now }
+    }
 
     /// Nil while the loop beat within `limit`, else why it is not alive.
     public func problem(limit: Duration) -> String? {
         guard let last = last.withLock({ $0 }) else { return "the fan-out loop has not started" }
-        let age = ContinuousClock.now - last
+        let age = clock.elapsed(since: last)
         return age <= limit ? nil : "the fan-out loop last ran \(age) ago"
     }
 }

@@ -44,8 +44,13 @@ public actor ProviderRegistry {
     /// Vendors whose daily quota an app used up (SPEC §12.3 `VendorQuota`), until the end of the app's day.
     private var quotaStops: [String: Date] = [:]
     private let logger: Logger
+    /// The clock every client reads (token ages, Retry-After) and every retry waits on.
+    public nonisolated let clock: ServiceClock
 
-    public init(logger: Logger = Logger(label: "pushledger.providers")) { self.logger = logger }
+    public init(clock: ServiceClock = .system, logger: Logger = Logger(label: "pushledger.providers")) {
+        self.clock = clock
+        self.logger = logger
+    }
 
     static func setting(_ app: App, _ provider: String, _ profile: String?, _ key: String) -> String? {
         if let profile, !profile.isEmpty, let v = app.settings["\(provider).\(profile).\(key)"]?.stringValue {
@@ -102,7 +107,7 @@ public actor ProviderRegistry {
         let configuration = APNsConfiguration(
             endpoint: endpoint, authentication: authentication, topic: topic ?? "", caFile: s("ca_file"))
         do {
-            let client = try APNsClient(configuration: configuration, logger: logger)
+            let client = try APNsClient(configuration: configuration, logger: logger, clock: clock)
             apns[key] = client
             return (client, topic)
         } catch {
@@ -123,7 +128,7 @@ public actor ProviderRegistry {
             "\(app.appId)|\(configuration.endpoint)|\(account)|\(s("token_endpoint") ?? "")|\(s("project_id") ?? "")"
         if let client = fcm[key] { return client }
         do {
-            let client = try FCMClient(configuration: configuration, logger: logger)
+            let client = try FCMClient(configuration: configuration, logger: logger, clock: clock)
             fcm[key] = client
             return client
         } catch {
@@ -148,7 +153,7 @@ public actor ProviderRegistry {
             + configuration.hosts.allowed.map(\.description).sorted().joined(separator: ",")
         if let client = wns[key] { return client }
         do {
-            let client = try WNSClient(configuration: configuration, logger: logger)
+            let client = try WNSClient(configuration: configuration, logger: logger, clock: clock)
             wns[key] = client
             return client
         } catch {
@@ -164,7 +169,7 @@ public actor ProviderRegistry {
         let settings = VendorSettings(app: app, vendorKey: key, profile: profile)
         let cacheKey = "\(app.appId)|\(vendor.rawValue)|\(settings.profile)|\(settings.fingerprint)"
         if let client = vendors[cacheKey] { return client }
-        let client = try VendorClients.make(vendor, settings: settings, logger: logger)
+        let client = try VendorClients.make(vendor, settings: settings, clock: clock, logger: logger)
         vendors[cacheKey] = client
         return client
     }

@@ -11,7 +11,7 @@ public final class APNsClient: PushProvider {
     private let http: CurlClient
     private let ownsHTTP: Bool
     private let tokens: APNsTokenProvider?
-    private let now: @Sendable () -> Date
+    private let clock: ServiceClock
 
     /// - Parameters:
     ///   - http: a client to share (token authentication only: certificates are per TLS connection); by
@@ -21,16 +21,16 @@ public final class APNsClient: PushProvider {
         configuration: APNsConfiguration,
         http: CurlClient? = nil,
         logger: Logger? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: ServiceClock = .system
     ) throws(DeliverySetupError) {
         self.configuration = configuration
-        self.now = now
+        self.clock = clock
         var tls = CurlTLSConfiguration(caFile: configuration.caFile)
         switch configuration.authentication {
         case .token(let keyFile, let keyId, let teamId):
             do {
                 let signer = try APNsJWTSigner(keyFile: keyFile, keyId: keyId, teamId: teamId)
-                tokens = try APNsTokenProvider(signer: signer, refreshAge: configuration.tokenRefreshAge, now: now)
+                tokens = try APNsTokenProvider(signer: signer, refreshAge: configuration.tokenRefreshAge, clock: clock)
             } catch {
                 throw .credentials(error)
             }
@@ -102,7 +102,7 @@ public final class APNsClient: PushProvider {
         case .failure(let error): return .transportFailure(error)
         }
         let outcome = APNsResponseMapping.outcome(
-            status: response.status, headers: response.headers, body: response.body, sentId: sentId, now: now()
+            status: response.status, headers: response.headers, body: response.body, sentId: sentId, now: clock.now()
         )
         if case .expiredProviderToken = outcome, let bearer { tokens?.rejected(bearer) }
         return outcome

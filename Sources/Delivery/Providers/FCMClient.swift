@@ -13,7 +13,7 @@ public final class FCMClient: PushProvider {
     private let ownsHTTP: Bool
     private let tokens: OAuthAccessTokenProvider
     private let sendURL: String
-    private let now: @Sendable () -> Date
+    private let clock: ServiceClock
 
     /// - Parameters:
     ///   - http: a client to share; by default the FCM client makes and owns one.
@@ -22,10 +22,10 @@ public final class FCMClient: PushProvider {
         configuration: FCMConfiguration,
         http: CurlClient? = nil,
         logger: Logger? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: ServiceClock = .system
     ) throws(DeliverySetupError) {
         self.configuration = configuration
-        self.now = now
+        self.clock = clock
         let account: FCMServiceAccount
         let signer: FCMAssertionSigner
         do {
@@ -46,7 +46,7 @@ public final class FCMClient: PushProvider {
             maxInFlight: configuration.maxInFlight, timeout: configuration.requestTimeout, logger: logger)
         tokens = FCMAccessTokenProvider.make(
             signer: signer, tokenEndpoint: configuration.tokenEndpoint ?? account.tokenURI, http: self.http,
-            timeout: configuration.requestTimeout, now: now
+            timeout: configuration.requestTimeout, clock: clock
         )
     }
 
@@ -89,7 +89,7 @@ public final class FCMClient: PushProvider {
         case .failure(let error): return .transportFailure(error)
         }
         let outcome = FCMResponseMapping.outcome(
-            status: response.status, headers: response.headers, body: response.body, now: now()
+            status: response.status, headers: response.headers, body: response.body, now: clock.now()
         )
         if case .expiredProviderToken = outcome { tokens.rejected(accessToken) }
         return outcome

@@ -1,5 +1,6 @@
 import Curl
 import Foundation
+import PushCore
 
 /// One push provider for one app profile: the interface APNs, FCM, WNS and every Android vendor implement,
 /// and the only one the fan-out sends through (`BatchSender`). The own channel sends nothing in a batch (its
@@ -41,9 +42,9 @@ extension PushProvider where Request: OneDeviceRequest {
     public func send(
         _ request: Request, policy: RetryPolicy = RetryPolicy(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        sleep: @escaping DeliverySleep = { try await Task.sleep(for: $0) }
+        clock: ServiceClock = .system
     ) async -> DeliveryResult {
-        await deliver([request], policy: policy, random: random, sleep: sleep)[0].result
+        await deliver([request], policy: policy, random: random, clock: clock)[0].result
     }
 }
 
@@ -68,11 +69,12 @@ extension PushProvider {
     /// own and concurrently, its devices whose answer is worth another attempt again in one narrowed request,
     /// with backoff as `RetryStateMachine` says (at least a Retry-After; a refused access token once, at
     /// once). A vendor that takes a list so gets one request per retry of a list, not one per device.
-    /// The answers of the requests' devices, in order.
+    /// The answers of the requests' devices, in order. Backoffs wait on `clock`; `elapsed` is measured on
+    /// the monotonic clock, as the real time a provider took is what the request-duration metric reports.
     public func deliver(
         _ requests: [Request], policy: RetryPolicy = RetryPolicy(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        sleep: @escaping DeliverySleep = { try await Task.sleep(for: $0) }
+        clock: ServiceClock = .system
     ) async -> [ProviderAnswer] {
         let started = ContinuousClock.now
         let firsts = await attempt(all: requests)
@@ -87,7 +89,7 @@ extension PushProvider {
                     let outcomes = Array(firsts[start..<start + count])
                     group.addTask { [start] in
                         let retried = await self.retry(
-                            request, after: outcomes, policy: policy, random: random, sleep: sleep, started: started)
+                            request, after: outcomes, policy: policy, random: random, clock: clock, started: started)
                         return (start, retried)
                     }
                 }
@@ -103,7 +105,7 @@ extension PushProvider {
     /// One request until every device's answer is final, its first answers given.
     private func retry(
         _ request: Request, after firsts: [DeliveryOutcome], policy: RetryPolicy, random: @Sendable () -> Double,
-        sleep: DeliverySleep, started: ContinuousClock.Instant
+        clock: ServiceClock, started: ContinuousClock.Instant
     ) async -> [ProviderAnswer] {
         var machine = RetryStateMachine(policy: policy)
         let answered = ContinuousClock.now - started
@@ -123,7 +125,7 @@ extension PushProvider {
             guard case .retry(let delay) = action else { break }
             if delay > .zero {
                 // Cancelled while waiting: the last answers are the final ones.
-                do { try await sleep(delay) } catch { break }
+                do { try await clock.sleep(for: delay) } catch { break }
             }
             let again = pending.count == firsts.count ? request : Self.request(request, narrowedTo: pending)
             let outcomes = await attempt(all: [again])

@@ -13,7 +13,7 @@ public final class WNSClient: PushProvider {
     private let http: CurlClient
     private let ownsHTTP: Bool
     private let tokens: OAuthAccessTokenProvider
-    private let now: @Sendable () -> Date
+    private let clock: ServiceClock
 
     /// - Parameters:
     ///   - http: a client to share; by default the WNS client makes and owns one.
@@ -22,18 +22,18 @@ public final class WNSClient: PushProvider {
         configuration: WNSConfiguration,
         http: CurlClient? = nil,
         logger: Logger? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: ServiceClock = .system
     ) throws(DeliverySetupError) {
         guard !configuration.packageSid.isEmpty, !configuration.secret.isEmpty else {
             throw .credentials(.invalidClientCredentials("the WNS package SID and secret must not be empty"))
         }
         self.configuration = configuration
-        self.now = now
+        self.clock = clock
         (self.http, ownsHTTP) = try ProviderHTTPClient.make(
             shared: http, tls: CurlTLSConfiguration(caFile: configuration.caFile),
             hostConnections: configuration.connectionsPerHost, totalConnections: configuration.totalConnections,
             maxInFlight: configuration.maxInFlight, timeout: configuration.requestTimeout, logger: logger)
-        tokens = WNSAccessTokenProvider.make(configuration, http: self.http, now: now)
+        tokens = WNSAccessTokenProvider.make(configuration, http: self.http, clock: clock)
     }
 
     /// One attempt of many notifications at once (a chunk of a fan-out batch): one access token, one header
@@ -103,7 +103,7 @@ public final class WNSClient: PushProvider {
         case .success(let answered): response = answered
         case .failure(let error): return .transportFailure(error)
         }
-        let outcome = WNSResponseMapping.outcome(status: response.status, headers: response.headers, now: now())
+        let outcome = WNSResponseMapping.outcome(status: response.status, headers: response.headers, now: clock.now())
         if case .expiredProviderToken = outcome { tokens.rejected(accessToken) }
         return outcome
     }

@@ -20,16 +20,16 @@ enum VendorClients {
     /// A client for `vendor` from a profile's settings; `NoCredentials` naming the missing setting, or
     /// `InvalidProviderCredentials` when they cannot be used.
     static func make(
-        _ vendor: AndroidVendor, settings: VendorSettings, logger: Logger
+        _ vendor: AndroidVendor, settings: VendorSettings, clock: ServiceClock, logger: Logger
     ) throws(ProviderRegistry.Failure) -> any VendorClient {
         _ = try settings.require(requiredKeys(vendor))
         do {
             switch vendor {
-            case .hms: return try HMSClient(settings: settings, logger: logger)
-            case .honor: return try HonorClient(settings: settings, logger: logger)
+            case .hms: return try HMSClient(settings: settings, logger: logger, clock: clock)
+            case .honor: return try HonorClient(settings: settings, logger: logger, clock: clock)
             case .mi, .miIntl: return try XiaomiClient(vendor: vendor, settings: settings, logger: logger)
-            case .oppo: return try OPPOClient(settings: settings, logger: logger)
-            case .vivo: return try VivoClient(settings: settings, logger: logger)
+            case .oppo: return try OPPOClient(settings: settings, logger: logger, clock: clock)
+            case .vivo: return try VivoClient(settings: settings, logger: logger, clock: clock)
             case .mz: return try MeizuClient(settings: settings, logger: logger)
             case .fcm, .lc: throw DeliverySetupError.credentials(.invalidClientCredentials("not a vendor API"))
             }

@@ -33,6 +33,8 @@ public struct PresenceChange: Sendable {
 /// server processes and across crashes.
 public struct ChannelLedger: Sendable {
     let store: EventStore
+    /// The event store's clock, on which the channel's expiry and presence beats wait.
+    public var clock: ServiceClock { store.clock }
 
     public init(store: EventStore) { self.store = store }
 

@@ -14,9 +14,9 @@ public struct EventStore: Sendable {
     public let pool: PGPool
     public let inlineProjections: [any Projection]
     /// Where every store built on this one reads the time, so that tests can move it.
-    public let clock: WallClock
+    public let clock: ServiceClock
 
-    public init(pool: PGPool, inlineProjections: [any Projection], clock: WallClock = .system) {
+    public init(pool: PGPool, inlineProjections: [any Projection], clock: ServiceClock = .system) {
         self.pool = pool
         self.inlineProjections = inlineProjections
         self.clock = clock

@@ -80,11 +80,11 @@ public struct ProjectorRunner: Service {
             }
         }
         guard let target else { return }
-        let deadline = ContinuousClock.now + timeout
+        let deadline = store.clock.now().adding(timeout)
         while try await checkpoint() < target {
             if try await step() == 0 {
-                guard ContinuousClock.now < deadline else { throw ProjectorStalled(name: projection.name) }
-                try await Task.sleep(for: .milliseconds(20))
+                guard store.clock.now() < deadline else { throw ProjectorStalled(name: projection.name) }
+                try await store.clock.sleep(for: .milliseconds(20))
             }
         }
     }

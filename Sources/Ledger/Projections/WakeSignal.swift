@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// Wakes a sleeping worker early (on NOTIFY), without ever letting it sleep longer than its timeout.
 /// A signal that arrives while nobody waits is remembered once, so a wake-up is never lost.
@@ -7,8 +8,9 @@ public final class WakeSignal: @unchecked Sendable {
     private var pending = false
     private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextId = 0
+    private let clock: ServiceClock
 
-    public init() {}
+    public init(clock: ServiceClock = .system) { self.clock = clock }
 
     public func signal() {
         lock.lock()
@@ -42,8 +44,8 @@ public final class WakeSignal: @unchecked Sendable {
             }
             waiters[id] = cont
             lock.unlock()
-            Task {
-                try? await Task.sleep(for: timeout)
+            Task { [clock] in
+                try? await clock.sleep(for: timeout)
                 self.timeOut(id)
             }
         }

@@ -10,7 +10,7 @@ public struct PushStore: Sendable {
     public init(store: EventStore) { self.store = store }
 
     /// The time pushes are judged and stamped by.
-    public var clock: WallClock { store.clock }
+    public var clock: ServiceClock { store.clock }
 
     public struct Accepted: Sendable {
         public let objectId: String

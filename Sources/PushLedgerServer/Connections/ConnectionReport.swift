@@ -1,5 +1,6 @@
 import Logging
 import Metrics
+import PushCore
 import ServiceLifecycle
 import Synchronization
 
@@ -58,9 +59,10 @@ final class ConnectionReport: Sendable {
 /// Flushes the connection report once a second while `serve` runs.
 struct ConnectionReportService: Service {
     let report: ConnectionReport
+    let clock: ServiceClock
 
     func run() async throws {
-        await Periodically.run(after: .seconds(1), every: .seconds(1)) { report.flush() }
+        await Periodically.run(after: .seconds(1), every: .seconds(1), on: clock) { report.flush() }
         report.flush()
     }
 }

@@ -24,7 +24,7 @@ final class HMSClient: VendorClient {
     private let tokens: OAuthAccessTokenProvider
 
     init(
-        settings: VendorSettings, logger: Logger?, now: @escaping @Sendable () -> Date = { Date() }
+        settings: VendorSettings, logger: Logger?, clock: ServiceClock = .system
     )
         throws(DeliverySetupError)
     {
@@ -35,7 +35,7 @@ final class HMSClient: VendorClient {
         let http = try VendorHTTP(caFile: settings["ca_file"], logger: logger)
         self.http = http
         let tokenEndpoint = settings["token_endpoint"] ?? Self.productionTokenEndpoint
-        tokens = OAuthAccessTokenProvider(http: http.client, now: now) { _ in
+        tokens = OAuthAccessTokenProvider(http: http.client, clock: clock) { _ in
             OAuthAccessTokenProvider.clientCredentialsRequest(
                 endpoint: tokenEndpoint, clientId: appId, secret: secret, timeout: http.timeout)
         }

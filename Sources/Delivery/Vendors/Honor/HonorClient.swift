@@ -19,21 +19,21 @@ final class HonorClient: VendorClient {
     private let intentHost: String
     private let http: VendorHTTP
     private let tokens: OAuthAccessTokenProvider
-    private let now: @Sendable () -> Date
+    private let clock: ServiceClock
 
     init(
-        settings: VendorSettings, logger: Logger?, now: @escaping @Sendable () -> Date = { Date() }
+        settings: VendorSettings, logger: Logger?, clock: ServiceClock = .system
     )
         throws(DeliverySetupError)
     {
         let appId = settings["app_id"]!, clientId = settings["client_id"]!, secret = settings["client_secret"]!
         sendURL = (settings["endpoint"] ?? Self.productionEndpoint) + "/api/v1/\(appId)/sendMessage"
         intentHost = settings["intent_host"] ?? "cn.leancloud.push"
-        self.now = now
+        self.clock = clock
         let http = try VendorHTTP(caFile: settings["ca_file"], logger: logger)
         self.http = http
         let tokenEndpoint = settings["token_endpoint"] ?? Self.productionTokenEndpoint
-        tokens = OAuthAccessTokenProvider(http: http.client, now: now) { _ in
+        tokens = OAuthAccessTokenProvider(http: http.client, clock: clock) { _ in
             OAuthAccessTokenProvider.clientCredentialsRequest(
                 endpoint: tokenEndpoint, clientId: clientId, secret: secret, timeout: http.timeout)
         }
@@ -76,7 +76,7 @@ final class HonorClient: VendorClient {
             sendURL, .object(body),
             headers: [
                 .authorization: "Bearer " + accessToken,
-                HTTPField.Name("timestamp")!: String(LeanDate.unixMilliseconds(now())),
+                HTTPField.Name("timestamp")!: String(LeanDate.unixMilliseconds(clock.now())),
             ])
         let outcomes = Self.outcomes(answer, tokens: tokens)
         if outcomes.refusesAccessToken {

@@ -32,7 +32,7 @@ final class OPPOClient: VendorClient {
     }
 
     init(
-        settings: VendorSettings, logger: Logger?, now: @escaping @Sendable () -> Date = { Date() }
+        settings: VendorSettings, logger: Logger?, clock: ServiceClock = .system
     )
         throws(DeliverySetupError)
     {
@@ -44,7 +44,7 @@ final class OPPOClient: VendorClient {
         func host(_ base: String) -> Host {
             Host(
                 base: base,
-                tokens: OAuthAccessTokenProvider(http: http.client, now: now, read: Self.readAuth) { now in
+                tokens: OAuthAccessTokenProvider(http: http.client, clock: clock, read: Self.readAuth) { now in
                     let timestamp = String(LeanDate.unixMilliseconds(now))
                     let sign = VendorText.hex(SHA256.hash(data: Array((appKey + timestamp + masterSecret).utf8)))
                     return OAuthAccessTokenProvider.formRequest(

@@ -28,7 +28,7 @@ final class VivoClient: VendorClient {
     private let tasks = Mutex<[VendorMessage: String]>([:])
 
     init(
-        settings: VendorSettings, logger: Logger?, now: @escaping @Sendable () -> Date = { Date() }
+        settings: VendorSettings, logger: Logger?, clock: ServiceClock = .system
     )
         throws(DeliverySetupError)
     {
@@ -42,7 +42,7 @@ final class VivoClient: VendorClient {
         let http = try VendorHTTP(caFile: settings["ca_file"], logger: logger)
         self.http = http
         let authURL = base + "/message/auth"
-        tokens = OAuthAccessTokenProvider(http: http.client, now: now, read: Self.readAuth) { now in
+        tokens = OAuthAccessTokenProvider(http: http.client, clock: clock, read: Self.readAuth) { now in
             let timestamp = LeanDate.unixMilliseconds(now)
             let sign = VendorText.hex(Insecure.MD5.hash(data: Array("\(appId)\(appKey)\(timestamp)\(appSecret)".utf8)))
             let body: JSON = [
