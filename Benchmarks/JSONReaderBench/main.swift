@@ -139,7 +139,7 @@ print(
         format:
             "PushTargeted (1,000) written: PushCore %.1f µs (%.2f µs a target), Foundation %.1f µs; Foundation/PushCore %.2f",
         w, w / 1000, fw, fw / w))
-// What the targeting step stores since issue 18's last change: the same text written straight from the targets.
+// What the targeting step stores: the same text written straight from the targets.
 print(
     String(
         format:
@@ -147,8 +147,8 @@ print(
         dw, dw / 1000, w / dw))
 
 // A sender's claim reads its batch row's targets: 1,000 of them, as PostgreSQL prints `jsonb` (keys by length,
-// then bytes; a space after each colon and comma). Read as the claim read them until issue 18's last change
-// (the document as `JSON`, then `PushTarget(json:)` for each element) and by `PushTarget.list(jsonText:)`,
+// then bytes; a space after each colon and comma). Read the general way (the document as `JSON`, then
+// `PushTarget(json:)` for each element) and by `PushTarget.list(jsonText:)`, as the claim reads them,
 // alternated; both must give the same targets.
 let batchRow =
     "["

@@ -5,7 +5,7 @@ import Synchronization
 /// connections, driven by dedicated threads.
 ///
 /// A multi handle is single-threaded, and during a large fan-out its thread is the busiest in the process
-/// (libcurl, TLS and nghttp2 at about 80% of the server's samples). So the client can run
+/// (libcurl, TLS and nghttp2 are most of the server's work). So the client can run
 /// `configuration.driverThreads` drivers, each owning a multi handle and its share of the connections, and
 /// deal requests to them in turn (one per core by default: see `CurlConfiguration.defaultDriverThreads`).
 ///

@@ -21,9 +21,9 @@ public struct CurlConfiguration: Sendable {
     /// libcurl's verbose trace to stderr, for debugging.
     public var verbose: Bool
     /// Threads driving libcurl, each with its own multi handle and an equal share of the connections and
-    /// of `maxInFlight` (at least one of each, so a bound smaller than the thread count is exceeded). On
-    /// this project's two-core machine one thread answers 0.32–0.41 of what h2load gets from the simulator,
-    /// two 0.39–0.49 (scripts/bench-fanout measures both).
+    /// of `maxInFlight` (at least one of each, so a bound smaller than the thread count is exceeded). A
+    /// multi handle is single-threaded, so the threads are what lets libcurl use more than one core
+    /// (scripts/bench-fanout measures its rate with one thread and with two).
     public var driverThreads: Int
     /// How long each driver lets answers gather before a round while many transfers are in flight.
     public var roundPause: CurlRoundPause
@@ -31,9 +31,10 @@ public struct CurlConfiguration: Sendable {
     /// only; the reference device client also speaks to a plain-HTTP `serve`. Redirects are never followed.
     public var protocols: String = "https"
 
-    /// One per core: two on the benchmark machine, where 300,000-device fan-outs took 15.8–18.1 s with two
-    /// and 18.5–19.9 s with one (docs/decisions.md). A provider's connections are shared out among them, at
-    /// least one each, so on a machine with more cores than a provider's `connections` each driver has one.
+    /// One per core: a driver is one thread's worth of libcurl, and on the two-core benchmark machine a fan-out
+    /// with one driver was slower than with two (docs/decisions.md, "Transfers, senders, drivers"). A provider's
+    /// connections are shared out among them, at least one each, so on a machine with more cores than a
+    /// provider's `connections` each driver has one.
     public static let defaultDriverThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     public init(

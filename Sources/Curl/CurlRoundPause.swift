@@ -5,10 +5,10 @@ import Foundation
 /// libcurl 7.88 visits every transfer added to a multi handle in each `curl_multi_perform` (a `poll` of its
 /// connection and a clock read each), so a round costs in proportion to the transfers in flight, whatever
 /// number of answers it finds. A driver woken by every segment that arrives runs many rounds that each finish
-/// a few transfers: with 500 in flight, about 20 answers a round. Pausing before each round while many
-/// transfers are in flight lets one round finish several times as many, for a fraction of a millisecond of
-/// latency (measured in docs/benchmarks.md, "Gathered rounds"). Below `threshold` transfers in flight
-/// nothing waits, so a lone request is answered as soon as its answer arrives.
+/// a few transfers. Pausing before each round while many transfers are in flight lets one round finish
+/// several times as many, for a fraction of a millisecond of latency (docs/decisions.md, "A pause before each
+/// round under load"). Below `threshold` transfers in flight nothing waits, so a lone request is answered as
+/// soon as its answer arrives.
 public struct CurlRoundPause: Sendable, Hashable {
     public var pause: Duration
     /// Transfers in flight from which the driver pauses.
@@ -19,9 +19,9 @@ public struct CurlRoundPause: Sendable, Hashable {
         self.threshold = threshold
     }
 
-    /// 500 µs from 100 transfers in flight. In libcurl's own C program (two threads, 500 in flight each),
-    /// pauses of 250 µs to 2 ms took its CPU per request from 80–84 µs to 68–75 µs; in 300,000-device
-    /// fan-outs 500 µs was the fastest of 250, 500, 1,000 and 2,000 µs.
+    /// 500 µs from 100 transfers in flight: short next to a push's latency, long enough for a round to gather
+    /// many answers; the pause lengths tried around it, from a quarter of it to four times it, did no better in
+    /// fan-outs.
     public static let standard = CurlRoundPause(pause: .microseconds(500), threshold: 100)
     /// Every round runs as soon as the driver wakes.
     public static let none = CurlRoundPause(pause: .zero, threshold: .max)

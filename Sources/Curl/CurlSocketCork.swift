@@ -6,8 +6,8 @@ import CCurl
 /// two to three per notification under load), and with `TCP_NODELAY` each leaves as a small segment of
 /// its own that both ends' TCP stacks process. Corked, the frames of one `perform` leave
 /// in full segments when it returns, and uncorking sends whatever is left at once, so no request waits
-/// longer than the `perform` that wrote it (Nagle's delayed-ACK stall, 44 ms for a lone request, never
-/// arises). Measured in docs/benchmarks.md ("Coalesced writes").
+/// longer than the `perform` that wrote it (Nagle's delayed-ACK stall never arises; docs/decisions.md, "No
+/// Nagle; corked writes").
 ///
 /// libcurl tells the driver of every socket it opens (`CURLOPT_SOCKOPTFUNCTION`) and lets it close them
 /// (`CURLOPT_CLOSESOCKETFUNCTION`), so the set never holds a descriptor that was closed and reused.

@@ -19,8 +19,8 @@ public enum PGTimestamp {
         var t = time_t(seconds)
         var parts = tm()
         gmtime_r(&t, &parts)
-        // Written digit by digit: `String(format:)` took 9-10 µs a call here, and a push formats several
-        // instants for each page and batch.
+        // Written digit by digit: `String(format:)` is slow for so little, and a push formats several instants
+        // for each page and batch.
         var text = [UInt8]()
         text.reserveCapacity(29)
         func digits(_ value: Int, _ count: Int) {

@@ -33,7 +33,7 @@ struct ReadinessTests {
             #expect(reason.contains("postgres: unreachable"), "\(reason)")
             #expect(down.body["checks"]?["postgres"]?.stringValue?.hasPrefix("unreachable") == true)
             // The fastest of three answers: a /ready that waits on the dead database is slow every time, while
-            // a test process starved by the suite's parallel tests on two cores can be slow once (6 s seen).
+            // a test process starved by the suite's parallel tests on two cores can be slow once.
             var fastest = Double.infinity
             for _ in 0..<3 {
                 let asked = Date()

@@ -30,7 +30,7 @@ public struct TestDatabase: Sendable {
 
     /// The `genericPlanLifetime` of connections whose plans a test counts in `pg_prepared_statements`: longer
     /// than any run, so that under the full suite's load no statement is prepared afresh mid-test, its counts
-    /// started again (CI's run of `TargetStorageTests` took 58 s and counted 2 generic plans, not 8).
+    /// started again (a slow run would otherwise count too few generic plans).
     public static let planCountingLifetime: Duration = .seconds(3600)
 
     /// A connection that keeps its prepared statements, and their counts of plans, for the whole test.

@@ -21,7 +21,7 @@ with two apps:
     X-Request-Id, and no non-system event of the app, may appear during a 4xx.
   The check reads the rows appended after the request started (position greater than the identity sequence's
   value before it), through one persistent psql session: a new psql process per check (what
-  `server.event_count()` does) costs ~70 ms, more than the request itself. Same table, same counts.
+  `server.event_count()` does) costs more than the request itself. Same table, same counts.
   Push limits: both apps get generous `push_rate_per_minute` / `daily_push_quota` / `max_scheduled` settings so
   that no fuzzed push is refused for rate or quota; a refusal of that kind (HTTP 429, or code 119 on a push
   endpoint) legitimately appends a refusal event and is excluded from check 3 should it happen anyway.
@@ -75,7 +75,7 @@ TRACE_FILE = os.environ.get("PUSHLEDGER_FUZZ_TRACE")  # every request and its an
 SEED = 20240231  # the date the server must not accept
 REQUEST_TIMEOUT = 30
 # The Swift runtime's crash report: the crashed thread only, symbolicated (function, file:line), no prompt.
-# A crash then takes ~15 s to report; PUSHLEDGER_FUZZ_BACKTRACE=symbolicate=off,... makes it instant but bare.
+# A crash then takes a while to report; PUSHLEDGER_FUZZ_BACKTRACE=symbolicate=off,... makes it instant but bare.
 BACKTRACE = os.environ.get("PUSHLEDGER_FUZZ_BACKTRACE",
                            "enable=yes,interactive=no,threads=crashed,registers=none,images=none")
 

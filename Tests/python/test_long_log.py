@@ -1,8 +1,8 @@
 """The service's routine work stays out of the log's earlier days (issue 18: a partitioned log over a long
 history). The log keeps a partition per day, all of them by default. A statement on `events` that cannot
 be pruned to the days it needs while it is planned is planned over every partition, each opened and
-locked, so its cost grows with every day the log has kept (287 ms for one stream's read with three years of
-days before stream spans, docs/benchmarks.md). Here another session holds the oldest and the latest of 90
+locked, so its cost grows with every day the log has kept (docs/benchmarks.md, "Stream reads over a long
+log"). Here another session holds the oldest and the latest of 90
 earlier days locked in ACCESS EXCLUSIVE mode, which any such statement would wait for, while a client saves
 installations, pushes to them, records an open, reads them back and asks for the billing and open-rate
 reports through the running server. The audit report reads the log by the time each event carries, so it

@@ -52,8 +52,8 @@ fanout_setup() {
 # fanout_settle: vacuums and analyzes the whole database and writes a checkpoint, so that neither autovacuum's
 # pass over the rows a bulk load leaves behind (a million events and installations) nor the writing out of
 # their dirty pages is charged to whatever is measured next. A database that has served for a while is
-# settled like this; left unsettled, autovacuum worked through the set-up's rows during the measured push
-# (3.7 µs of PostgreSQL's CPU per device in one 300,000-device push) or during the ceilings.
+# settled like this; left unsettled, autovacuum works through the set-up's rows during the measured push or
+# during the ceilings, and is charged to them.
 fanout_settle() {
     psql -q "$DATABASE_URL" -c "VACUUM ANALYZE" -c "CHECKPOINT"
 }

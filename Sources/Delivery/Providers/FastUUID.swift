@@ -2,9 +2,9 @@ import Foundation
 import PushCore
 import Synchronization
 
-/// Version-4 UUIDs for `apns-id`s, one per notification. Foundation's `UUID()` on Linux opened
-/// `/dev/urandom` for every call, which showed up as 3% of the fan-out's CPU; two `getrandom` calls per id
-/// were still about 1% of the server's CPU in a fan-out. An `apns-id` has to be unique (APNs echoes it in
+/// Version-4 UUIDs for `apns-id`s, one per notification. Foundation's `UUID()` on Linux opens
+/// `/dev/urandom` for every call, and even two `getrandom` calls per id are system calls on the hot path of
+/// every fan-out. An `apns-id` has to be unique (APNs echoes it in
 /// its answer and logs), not unguessable: each id mixes the next value of a counter with two words drawn
 /// once per process from the system generator.
 enum FastUUID {

@@ -2,9 +2,8 @@ import Synchronization
 
 /// Group commit: concurrent callers' commands wait here and are handed to `run` in batches, each batch
 /// committed by `run` in one database transaction. A save's own statements are cheap next to what every
-/// transaction costs PostgreSQL (a BEGIN and a COMMIT, a WAL flush, a round trip that wakes a backend);
-/// measured with pgbench on this schema, ten installation creates in one pipelined transaction cost about
-/// a quarter of ten transactions of one.
+/// transaction costs PostgreSQL (a BEGIN and a COMMIT, a WAL flush, a round trip that wakes a backend), so
+/// many creates in one pipelined transaction cost far less than a transaction each.
 ///
 /// Batches form by themselves: while `maxRunning` batches are in flight, newcomers wait and leave together
 /// with the next free runner, so a lone request goes alone at once and a crowd shares commits. Commands

@@ -4,9 +4,9 @@ import Postgres
 /// `stream_heads` by the append trigger (migration 0017), as PostgreSQL prints them.
 ///
 /// Why: the log has a partition per day, and keeps them all by default. A read by stream alone is planned,
-/// and each partition opened and locked, over the whole log before a row is looked at (287 ms against 4 with
-/// three years of days, docs/benchmarks.md); naming the span as constants lets the planner leave out every
-/// partition outside it.
+/// and each partition opened and locked, over the whole log before a row is looked at, a cost that grows with
+/// every day kept (docs/benchmarks.md, "Stream reads over a long log"); naming the span as constants lets the
+/// planner leave out every partition outside it.
 /// The bounds travel as text, so they come back exactly as stored (a `Date` would round microseconds), and
 /// as untyped parameters cast to `timestamptz`, which makes them typed parameters the plan is made for;
 /// a `text` parameter cast in SQL would be a function of it, pruned only after planning.

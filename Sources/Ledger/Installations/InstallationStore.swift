@@ -9,9 +9,9 @@ public struct InstallationStore: Sendable {
     private let saves: GroupCommitQueue<PendingSave, SaveResult>
 
     /// `saveBatchSize` caps the saves one transaction carries; `concurrentSaveBatches` caps the transactions
-    /// (and so the pool connections) saves use at once. Two did at least as well as three or four in every
-    /// back-to-back run of the save benchmark (e.g. 0.31 against 0.27 of pgbench for four): fewer
-    /// transactions in flight make each one larger, and each transaction's fixed cost is what batching saves.
+    /// (and so the pool connections) saves use at once. Two rather than more: fewer transactions in flight make
+    /// each one larger, and each transaction's fixed cost is what batching saves (`scripts/bench-installations-ab`
+    /// compares such settings).
     public init(store: EventStore, saveBatchSize: Int = 32, concurrentSaveBatches: Int = 2) {
         self.store = store
         saves = GroupCommitQueue(

@@ -227,8 +227,8 @@ enum FanOutStore {
     /// `timestamptz`, so each execution is planned for its value and prunes while planning. Written as
     /// `now()` the bound was known only when the statement ran: every plan covered every partition the log
     /// keeps, so the statement had to keep one generic plan, which a connection makes afresh every ten
-    /// seconds; on a log of three years of days that plan took 0.4–0.85 s to make and 0.5–1.4 ms a page to
-    /// run (locking every partition), against 0.75–0.95 ms a page planned for the value (docs/benchmarks.md).
+    /// seconds and which names, and so locks, every partition: its cost grew with every day the log keeps
+    /// (docs/decisions.md, "The batch row's copy is bounded by its transaction's start").
     static func insertTargetedBatch(
         appId: String, pushId: String, number: Int, stream: String, version: Int, recordedSince: String,
         on db: some PGQuerying
@@ -279,8 +279,7 @@ enum FanOutStore {
     }
 
     /// Batches of the push still to be recorded. Every batch's record counts them, so the statement keeps its
-    /// generic plan (the primary key's range, whatever the values): planned for its values it took 0.17 ms a
-    /// batch.
+    /// generic plan (the primary key's range, whatever the values) rather than being planned for each batch.
     static func pendingBatches(appId: String, pushId: String, on db: some PGQuerying) async throws -> Int {
         try await db.query(
             .reusingPlan(
@@ -294,7 +293,7 @@ enum FanOutStore {
     /// Leases the oldest pending batch of a push that is still being sent. `'pending'` and the sendable job
     /// states are SQL literals, not parameters, so that its generic plan can use the partial index
     /// push_batches_pending and estimates the sendable jobs from the statistics, as a plan for the values
-    /// does: it is kept (`reusingPlan`), where planning it for each batch took 0.7–0.9 ms. A batch whose job
+    /// does: it is kept (`reusingPlan`) instead of being planned for each batch. A batch whose job
     /// was cancelled or failed is never handed out, even when its earlier sender died holding it.
     static func claim(owner: String, until: Date, now: Date, on db: some PGQuerying) async throws -> BatchClaim? {
         guard

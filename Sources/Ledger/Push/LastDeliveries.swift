@@ -4,14 +4,13 @@ import Postgres
 /// an open without `_nid` can be attributed to it (SPEC §6). Every batch's record writes one row per
 /// reached installation, which made it PostgreSQL's largest cost in a fan-out.
 ///
-/// A single `INSERT … ON CONFLICT DO UPDATE` did it at about 10 µs per device: for every row PostgreSQL
+/// A single `INSERT … ON CONFLICT DO UPDATE` would do it, but for every row PostgreSQL
 /// walks the primary key from its root once to look for a conflict and, for a new row, a second time to
 /// insert it. A batch's installations are one keyset page of targeting, so their rows sit side by side in
 /// that index: an `UPDATE` joined to them over the page's range reads the range once (a hash or merge join
-/// where the range is dense, per-row lookups where it is sparse, as the planner's statistics say), about
-/// half the cost; and a new installation's row needs only a plain `INSERT`, whose one walk checks
-/// uniqueness. Measured per row in `psql` over 300 batches of 1,000: rewriting existing rows 5.5 µs against
-/// 10.1, creating them 7.0 against 10.4 (docs/decisions.md).
+/// where the range is dense, per-row lookups where it is sparse, as the planner's statistics say); and a new
+/// installation's row needs only a plain `INSERT`, whose one walk checks uniqueness (docs/decisions.md,
+/// "`last_deliveries`").
 enum LastDeliveries {
     /// Names `pushId`, delivered at `at`, as the last push to have reached each of `objectIds` (a batch's
     /// reached installations, in the order targeting paged them: by object id, as the database orders

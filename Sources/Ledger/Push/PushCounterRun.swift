@@ -4,8 +4,8 @@ import PushCore
 /// A run of consecutive `PushTargeted` or `PushBatchDelivered` events of one app (a rebuild's page, a group
 /// commit), as the rows of one set-based statement. The three projections that count pushes
 /// (`NotificationProjection`, `PushStatsProjection`, `UsageProjection`) add a run's counts per push and per
-/// local day with one statement each, where `apply` takes one per event (at 10M events, 34,000 push events were
-/// about 100,000 statements of a rebuild's page pass). Counts add up in any order; the one value that does not,
+/// local day with one statement each, where `apply` takes one per event (several statements per push event in
+/// a rebuild's page pass). Counts add up in any order; the one value that does not,
 /// a push's `updated_at`, is its last event's `at` in the run, as applying them in turn leaves it.
 struct PushCounterRun {
     let appId: String

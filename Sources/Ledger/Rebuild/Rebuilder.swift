@@ -109,8 +109,7 @@ public struct Rebuilder: Sendable {
             }
             if !verify { try await RebuildTarget.lock(tables, on: conn) }
             // Memory for the folds' sorts and hashes and for the indexes made again after the load. No JIT: the
-            // folds are costed high enough for PostgreSQL to compile them, which took longer than it saved (the
-            // installation fold of a 1.2M-event log: 6.6 s with, 4-5 s without).
+            // folds are costed high enough for PostgreSQL to compile them, which takes longer than it saves.
             try await conn.execute(
                 unsafeScript:
                     "SET LOCAL maintenance_work_mem = '512MB'; SET LOCAL work_mem = '256MB'; SET LOCAL jit = off")

@@ -3,7 +3,7 @@ public enum RandomID {
     private static let digits = Array("0123456789abcdef".utf8)
 
     /// Sixteen hex digits per 64-bit draw: on Linux every draw of `SystemRandomNumberGenerator` is a
-    /// `getrandom` system call, and one per digit was 4% of the server's CPU in the save benchmark.
+    /// `getrandom` system call, and a system call per digit would weigh on every save.
     public static func make(length: Int = 24) -> String {
         var g = SystemRandomNumberGenerator()
         var bytes: [UInt8] = []

@@ -42,8 +42,8 @@ public enum PushEvent {
 
     /// Above this many targets a `prod: dev` push is refused (SPEC §4.3).
     public static let devProfileLimit = 20_000
-    /// Targets per keyset page and per batch. 1,000 rather than 500: half the page and record transactions
-    /// (each takes the push stream's lock through its commit), a quarter less PostgreSQL CPU per device and
-    /// 8 % less wall time for a 300,000-device push (docs/benchmarks.md, "Chunked dispatch").
+    /// Targets per batch (a keyset page holds `PushTargeting.batchesPerPage` of them). 1,000 rather than 500:
+    /// half the page and record transactions, each holding the push stream's lock through its commit, and so
+    /// less PostgreSQL work per device (docs/decisions.md, "Batches of 1,000 targets").
     public static let batchSize = 1000
 }

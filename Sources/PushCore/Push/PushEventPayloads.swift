@@ -60,8 +60,8 @@ public struct PushTargeted: PushEventPayload, Equatable {
         self.at = at
     }
 
-    /// Read by hand, like `json` is written: every projection reads every page, and going through
-    /// `JSONDecoder` cost about 4 ms per page of 500 targets (`scripts/bench-json`).
+    /// Read by hand, like `json` is written: every projection reads every page, and `JSONDecoder` takes many
+    /// times as long over a page's targets (`scripts/bench-json` measures both).
     public init(json: JSON) throws {
         guard let objectId = json["objectId"]?.stringValue, let batch = json["batch"]?.intValue,
             let at = json["at"]?.stringValue, let targets = json["targets"]?.arrayValue

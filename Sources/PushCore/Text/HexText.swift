@@ -1,5 +1,5 @@
 /// Bytes as lower-case hex, written byte by byte: request signatures and console MACs are compared as hex,
-/// and `String(format: "%02x")` per byte took 48 µs for an MD5 digest, on every signed request.
+/// and `String(format: "%02x")` per byte is slow work to repeat for every signed request.
 public enum HexText {
     /// `0-9`, `a-f`, `A-F` as UTF-8 bytes (never another script's digits).
     public static func isHexDigit(_ byte: UInt8) -> Bool {

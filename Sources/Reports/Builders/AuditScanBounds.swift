@@ -4,8 +4,8 @@ import Postgres
 ///
 /// Why: the audit picks events by their own time (`event_time`), and the log is partitioned by
 /// `recorded_at`, a partition a day, all kept by default. Unbounded, its scan and its two lookups in push
-/// streams were planned over every partition: about 2.5 s of planning with three years of days
-/// (docs/benchmarks.md, "The audit over a long log"). The bounds are found first and sent as untyped
+/// streams were planned over every partition, a cost growing with every day kept (docs/benchmarks.md, "The
+/// audit over a long log"). The bounds are found first and sent as untyped
 /// parameters cast to `timestamptz`, so the report is planned for their values and leaves out, while
 /// planning, every partition before them (as `StreamSpan` does for stream reads).
 ///
