@@ -19,7 +19,7 @@ extension DeviceChannel {
         } catch {
             throw Self.unavailable
         }
-        guard app != nil else { throw LeanError(1, "Unknown appId \(appId).", status: 404) }
+        guard app != nil else { throw LeanError.invalidParameter("Unknown appId \(appId).", kind: .notFound) }
         let url = try webSocketURL(host: host)
         return [
             "server": .string(url), "secondary": .string(url), "ttl": .int(Self.routeTTL),
@@ -40,5 +40,6 @@ extension DeviceChannel {
         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]".unicodeScalars)
 
     /// The answer when the database cannot be asked.
-    static let unavailable = LeanError(1, "The channel is unavailable; retry with backoff.", status: 503)
+    static let unavailable = LeanError.invalidParameter(
+        "The channel is unavailable; retry with backoff.", kind: .unavailable)
 }

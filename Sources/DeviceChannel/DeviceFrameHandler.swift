@@ -194,14 +194,14 @@ final class DeviceFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Tells the client why in its dialect (the SDK's `error` command carries the close code, 4000 + the HTTP
     /// status, as its code), then closes.
     private func refuse(_ error: LeanError) {
-        let code = UInt16(4000 + error.httpStatus)
+        let code = UInt16(4000 + error.kind.httpStatus)
         switch role {
         case .refused(_, .sdk(let framing)):
             send(SDKReply.error(code: Int32(code), reason: error.message), framing: framing)
         default:
             let frame: JSON = [
-                "type": "error", "code": .int(Int64(error.code)), "error": .string(error.message),
-                "status": .int(Int64(error.httpStatus)),
+                "type": "error", "code": .int(Int64(error.code.rawValue)), "error": .string(error.message),
+                "status": .int(Int64(error.kind.httpStatus)),
             ]
             write(.text(frame.encoded()))
         }

@@ -13,7 +13,7 @@ enum CommandFailure {
     }
 
     static func exit(_ error: LeanError) -> ExitCode {
-        exit((["code": .int(Int64(error.code)), "error": .string(error.message)] as JSON).encoded())
+        exit(error.body.encoded())
     }
 
     /// An ISO 8601 instant given as `flag` on the command line, or a usage error.

@@ -28,7 +28,7 @@ import Testing
             ("audience=everyone", 1),
         ] {
             let error = #expect(throws: LeanError.self) { try SendForm(FormBody(query)).body() }
-            #expect(error?.code == code, "\(query)")
+            #expect(error?.code.rawValue == code, "\(query)")
         }
     }
 

@@ -87,7 +87,7 @@ struct GroupSaveTests {
                 #expect(!saved.created && saved.objectId == existing[n], "save \(i)")
                 upserts += 1
             case (.refused(let code), .failure(let error)):
-                #expect((error as? LeanError)?.code == code, "save \(i): \(error)")
+                #expect((error as? LeanError)?.code.rawValue == code, "save \(i): \(error)")
             default:
                 Issue.record("save \(i) expected \(request.expected), got \(results[i]!)")
             }

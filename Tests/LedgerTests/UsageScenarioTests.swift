@@ -38,7 +38,7 @@ struct UsageScenarioTests {
         let db = try await TestDatabase.make()
         let s = try await UsageScenario.build(db.ledger)
         #expect(s.refusals.map(\.code) == [429, 429, 119])
-        #expect(s.refusals.map(\.httpStatus) == [429, 429, 403])
+        #expect(s.refusals.map(\.kind) == [.tooManyRequests, .tooManyRequests, .forbidden])
         #expect(s.refusals[0].retryAfterSeconds == 60)
         #expect(s.refusals[1].retryAfterSeconds == 40)
         // The ban and the quota refusal are events; the call refused during the ban is not.

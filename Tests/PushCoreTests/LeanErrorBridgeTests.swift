@@ -7,6 +7,6 @@ struct PayloadAndQueryLeanErrorTests {
         #expect(PushDataError(.malformed, "m").leanError == LeanError(107, "m"))
         #expect(PushDataError(.payloadTooLarge(size: 5000, limit: 4096), "big").leanError == LeanError(1, "big"))
         #expect(QueryError.invalidQuery("q").leanError == LeanError(102, "q"))
-        #expect(QueryError.invalidQuery("q").leanError.httpStatus == 400)
+        #expect(QueryError.invalidQuery("q").leanError.kind == .badRequest)
     }
 }

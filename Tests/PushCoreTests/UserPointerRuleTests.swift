@@ -50,7 +50,9 @@ import Testing
             try body()
             Issue.record("not refused", sourceLocation: sourceLocation)
         } catch let error as LeanError {
-            #expect(error.code == 119 && error.httpStatus == 403, "\(error)", sourceLocation: sourceLocation)
+            #expect(
+                error.code == .operationForbidden && error.kind == .forbidden, "\(error)",
+                sourceLocation: sourceLocation)
         } catch {
             Issue.record("\(error)", sourceLocation: sourceLocation)
         }

@@ -12,7 +12,7 @@ struct WhereCompilerRelatedGeoTests {
             _ = try (compiler ?? self.compiler).compile(json)
             return nil
         } catch {
-            return error.code
+            return error.code.rawValue
         }
     }
 

@@ -14,7 +14,7 @@ struct WhereCompilerRightsTests {
             _ = try compiler(rights, schema: schema).compile(json)
             return nil
         } catch {
-            return error.code
+            return error.code.rawValue
         }
     }
 
@@ -75,7 +75,7 @@ struct WhereCompilerRightsTests {
         } catch {
             #expect(error.message.contains("_User"))
             #expect(error.leanError == LeanError.forbidden(error.message))
-            #expect(error.leanError.httpStatus == 403)
+            #expect(error.leanError.kind == .forbidden)
         }
     }
 

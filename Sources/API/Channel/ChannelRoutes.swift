@@ -18,7 +18,9 @@ public struct ChannelRoutes: Sendable {
             case .refused(let error):
                 throw error
             case .accepted, .awaitingLogin:
-                throw LeanError(1, "Connect with a WebSocket upgrade (Upgrade: websocket).", status: 426)
+                throw LeanErrorResponse(
+                    .invalidParameter("Connect with a WebSocket upgrade (Upgrade: websocket)."),
+                    status: .init(code: 426))
             }
         }
         router.get("v1/route") { request, _ -> Response in

@@ -15,7 +15,7 @@ extension ObjectRoutes {
         _ = try context.requireApp()
         let body = try await request.jsonObject()
         guard let requests = body["requests"]?.arrayValue else {
-            throw LeanError(107, "A batch is {\"requests\": [{\"method\", \"path\", \"body\"}, …]}.")
+            throw LeanError(.malformedJSON, "A batch is {\"requests\": [{\"method\", \"path\", \"body\"}, …]}.")
         }
         guard requests.count <= Self.maxBatchRequests else {
             throw LeanError.invalidParameter(
@@ -29,8 +29,10 @@ extension ObjectRoutes {
                 results.append(["success": success])
             } catch {
                 let lean = Self.leanError(error)
-                if lean.httpStatus >= 500 { context.logger.error("batch request failed: \(error)") }
-                results.append(["error": ["code": .int(Int64(lean.code)), "error": .string(lean.message)]])
+                if lean.kind == .internalFailure || lean.kind == .unavailable {
+                    context.logger.error("batch request failed: \(error)")
+                }
+                results.append(["error": lean.body])
             }
         }
         return JSONResponse.make(.array(results))
@@ -39,13 +41,13 @@ extension ObjectRoutes {
     /// One request of a batch, answered as its REST call would be.
     func run(_ item: JSON, _ context: PushContext, metadata: EventMetadata) async throws -> JSON {
         guard let method = item["method"]?.stringValue?.uppercased(), let path = item["path"]?.stringValue else {
-            throw LeanError(107, "A batch request needs a method and a path.")
+            throw LeanError(.malformedJSON, "A batch request needs a method and a path.")
         }
         let body: [String: JSON]
         switch item["body"] {
         case nil, .null?: body = [:]
         case .object(let o)?: body = o
-        default: throw LeanError(107, "A batch request's body must be a JSON object.")
+        default: throw LeanError(.malformedJSON, "A batch request's body must be a JSON object.")
         }
         let (className, objectId) = try Self.target(of: path, method: method)
         let appId = try Self.authorize(className, context)
@@ -119,8 +121,8 @@ extension ObjectRoutes {
         switch error {
         case let error as LeanErrorResponse: return error.error
         case let error as LeanError: return error
-        case is VersionConflict: return LeanError(1, "The object changed concurrently; try again.", status: 409)
-        default: return LeanError(1, "Internal server error.", status: 500)
+        case is VersionConflict: return .changedConcurrently("object")
+        default: return .internalFailure
         }
     }
 }

@@ -76,7 +76,7 @@ public struct PushRoutes: Sendable {
             if let missing = named.subtracting(try await objects.existingClasses(appId: app.appId, named)).sorted()
                 .first
             {
-                throw LeanError(101, "Class \(missing) does not exist.")
+                throw LeanError(.objectNotFound, "Class \(missing) does not exist.")
             }
         }
         return parsed

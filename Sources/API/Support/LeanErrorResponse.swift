@@ -1,3 +1,4 @@
+import DeviceChannel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -10,17 +11,21 @@ import PushCore
 public struct LeanErrorResponse: HTTPResponseError {
     public let error: LeanError
     public var headers: HTTPFields = [:]
+    public let status: HTTPResponse.Status
 
-    public init(_ error: LeanError) { self.error = error }
-
-    public var status: HTTPResponse.Status { .init(code: error.httpStatus) }
+    /// The error answered with its kind's status, or with `status` for answers only HTTP has (a method the
+    /// route does not take, an upgrade required).
+    public init(_ error: LeanError, status: HTTPResponse.Status? = nil) {
+        self.error = error
+        self.status = status ?? .init(code: error.kind.httpStatus)
+    }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         if let seconds = error.retryAfterSeconds { fields[.retryAfter] = String(seconds) }
-        let body: JSON = ["code": .int(Int64(error.code)), "error": .string(error.message)]
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: body.encoded())))
+        return Response(
+            status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: error.body.encoded())))
     }
 }
 
@@ -54,12 +59,11 @@ public struct LeanErrorMiddleware: RouterMiddleware {
             return LeanErrorResponse(error)
         case is VersionConflict:
             // Another writer changed the object between this request's read and its write.
-            return LeanErrorResponse(LeanError(1, "The object changed concurrently; try again.", status: 409))
+            return LeanErrorResponse(.changedConcurrently("object"))
         case let error as PGError where error.isConnectionLoss:
             // The database is down or restarting: a prompt, retryable answer instead of a hang or a 500.
             context.logger.warning("database unavailable: \(error)")
-            return LeanErrorResponse(
-                LeanError(1, "The database is unavailable; try again shortly.", status: 503, retryAfterSeconds: 5))
+            return LeanErrorResponse(.databaseUnavailable)
         case let error as PGError where error.sqlState == PGError.invalidRegularExpression:
             return LeanErrorResponse(.invalidQuery("Invalid $regex: \(error.message)."))
         case let error as PGError where error.isDataException:
@@ -71,14 +75,15 @@ public struct LeanErrorMiddleware: RouterMiddleware {
             switch error.status {
             case .notFound:
                 return LeanErrorResponse(
-                    LeanError(404, "Not found: \(request.method) \(request.uri.path)", status: 404))
+                    LeanError(.routeNotFound, "Not found: \(request.method) \(request.uri.path)", kind: .notFound))
             case .contentTooLarge: return LeanErrorResponse(.tooLarge(APILimits.maxBodyBytes))
-            case .methodNotAllowed: return LeanErrorResponse(LeanError(1, "Method not allowed.", status: 405))
-            default: return LeanErrorResponse(LeanError(1, error.body ?? "Bad request.", status: error.status.code))
+            case .methodNotAllowed:
+                return LeanErrorResponse(.invalidParameter("Method not allowed."), status: .methodNotAllowed)
+            default: return LeanErrorResponse(.invalidParameter(error.body ?? "Bad request."), status: error.status)
             }
         default:
             context.logger.error("request failed: \(error)")
-            return LeanErrorResponse(LeanError(1, "Internal server error.", status: 500))
+            return LeanErrorResponse(.internalFailure)
         }
     }
 }

@@ -39,7 +39,7 @@ public struct OperationsRoutes: Sendable {
         if let renderMetrics {
             router.get("/metrics") { request, _ in
                 if let token = metricsToken, request.headers[.authorization] != "Bearer \(token)" {
-                    throw LeanErrorResponse(LeanError(401, "Unauthorized.", status: 401))
+                    throw LeanErrorResponse(.unauthorized)
                 }
                 return Response(
                     status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

@@ -27,7 +27,7 @@ public struct RequestLogMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch {
             // Errors LeanErrorMiddleware does not answer (none are expected) still get an id and a log line.
-            response = try LeanErrorResponse(LeanError(1, "Internal server error.", status: 500))
+            response = try LeanErrorResponse(.internalFailure)
                 .response(from: request, context: context)
             context.logger.error("unanswered error: \(error)")
         }

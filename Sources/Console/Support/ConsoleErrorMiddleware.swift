@@ -17,7 +17,7 @@ struct ConsoleErrorMiddleware: RouterMiddleware {
             let lean = LeanErrorMiddleware.translate(error, request: request, context: context)
             return pages.page(
                 "error", title: "Error \(lean.error.code)",
-                ["code": lean.error.code, "message": lean.error.message, "appId": context.app?.appId ?? ""],
+                ["code": lean.error.code.rawValue, "message": lean.error.message, "appId": context.app?.appId ?? ""],
                 chrome: nil, status: lean.status)
         }
     }

@@ -91,7 +91,7 @@ public struct InstallationStore: Sendable {
                 continue
             }
         }
-        throw LeanError(1, "The installation changed concurrently; try again.", status: 409)
+        throw LeanError.changedConcurrently("installation")
     }
 
     struct InstallationVanished: Error {}

@@ -18,9 +18,9 @@ public struct PushDataError: Error, Sendable, Hashable, CustomStringConvertible 
         self.message = message
     }
 
-    public var code: Int {
-        if case .malformed = kind { return 107 }
-        return 1
+    public var code: LeanError.Code {
+        if case .malformed = kind { return .malformedJSON }
+        return .invalidParameter
     }
 
     public var description: String { "\(code): \(message)" }

@@ -1,17 +1,17 @@
 /// Why a `where`, `order` or `keys` parameter was refused, with the LeanCloud error code the API answers with
 /// (102 invalid query, 1 generic parameter error).
 public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
-    public let code: Int
+    public let code: LeanError.Code
     public let message: String
 
-    public init(code: Int, message: String) {
+    public init(code: LeanError.Code, message: String) {
         self.code = code
         self.message = message
     }
 
-    public static let invalidQueryCode = 102
-    public static let genericCode = 1
-    public static let forbiddenCode = 119
+    public static let invalidQueryCode = LeanError.Code.invalidQuery
+    public static let genericCode = LeanError.Code.invalidParameter
+    public static let forbiddenCode = LeanError.Code.operationForbidden
 
     /// The query reads a class the caller may not read (`_User` without the master key): LeanCloud code 119,
     /// answered 403 like a direct request for that class.

@@ -83,7 +83,8 @@ struct ServeChannel: ServerChildChannel, HTTPChannelHandler {
                     else { return nil }
                     if admission.servesDevice, !(await ConnectionGuard.becomeChannel(channel)) {
                         admission = .refused(
-                            LeanError(1, "Too many device connections; retry with backoff.", status: 503))
+                            LeanError.invalidParameter(
+                                "Too many device connections; retry with backoff.", kind: .unavailable))
                     }
                     decided.withLockedValue { $0 = (admission, framing) }
                     var headers = HTTPHeaders()
