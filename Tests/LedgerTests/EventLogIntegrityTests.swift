@@ -116,15 +116,30 @@ struct EventLogIntegrityTests {
                 try await tx.append(stream: "installation:x", expectedVersion: 0, [NewEvent("T", [:])])
             }
             // … a push append does.
-            try await db.ledger.events.write(appId: "notify2", metadata: .system("t"), lockKeys: ["push:x"]) { tx in
-                try await tx.append(stream: "push:x", expectedVersion: 0, [NewEvent("T", [:])])
-            }
+            let app = try await db.ledger.apps.create(name: "n", appId: "notify2")
+            let request = try PushRequest.parse(
+                ["channels": ["c"], "data": ["alert": "x"]], devicesEndpoint: false, headerProd: nil, now: Date())
+            _ = try await db.ledger.pushes.request(request, app: app, metadata: .system("t"))
             let first = try await group.next()!
             group.cancelAll()
             return first
         }
         let payloads = received.filter { $0.channel == EventStore.notifyChannel }.map(\.payload)
         #expect(payloads == ["notify2"])
+    }
+
+    @Test("a push stream is appended to only through the push lifecycle; nothing of a refused write stays")
+    func pushStreamAppendIsRefused() async throws {
+        let db = try await TestDatabase.make()
+        await #expect(throws: LedgerTransaction.PushStreamAppendRefused.self) {
+            try await db.ledger.events.write(appId: "stray", metadata: .system("t"), lockKeys: ["push:x", "other"]) {
+                tx in
+                try await tx.append(stream: "other", expectedVersion: 0, [NewEvent("T", [:])])
+                try await tx.append(stream: "push:x", expectedVersion: 0, [NewEvent("PushCompleted", [:])])
+            }
+        }
+        let rows = try await db.ledger.pool.query("SELECT count(*) AS n FROM events WHERE app_id = 'stray'")
+        #expect(try rows[0].int("n") == 0)
     }
 
     @Test("COPY loads rows in bulk with escaping")

@@ -17,8 +17,7 @@ struct FanOutPlanTests {
     /// Beginnings of the statements that must reach a generic plan after a few pages and batches.
     static let keyedStatements = [
         "SELECT coalesce((SELECT version FROM stream_heads",
-        "SELECT state FROM push_jobs",
-        "SELECT state, send_at <=",
+        "SELECT state, batches, targeted, attempts",
         "UPDATE push_jobs SET state = $1, cursor_object_id",
         "UPDATE push_batches SET recorded",
         "SELECT recorded::text FROM push_batches",

@@ -25,7 +25,8 @@ RAW_TEXT = {
     "scratch.apps": "public.apps",
     "scratch.objects": "public.objects",
     "String(pageSize)": "2000",  # rebuild's FETCH (a count cannot be a parameter)
-    "sendableStates": "'targeting', 'sending'",  # FanOutStore's claim: JobState.sendable as literals
+    "requestColumn": "request",  # PushLifecycleInterpreter.load, when asked for the stored request
+    "sendableStates": "'targeting', 'sending'",  # the interpreter's claim: JobState.sendable as literals
     # PushCounterRun.addedCounts(current, added): counts of two jsonb objects summed key by key.
     'PushCounterRun.addedCounts("vendor_successes", "x.v")':
         "coalesce((SELECT jsonb_object_agg(k, coalesce((vendor_successes ->> k)::bigint, 0) "
@@ -72,7 +73,7 @@ FRAGMENTS = {
     "WHERE app_id = $ AND token = ANY($::text[]) AND invalid_since < $::timestamptz",
     "forgiveToken(d[\"set\"], event: event, schema: schema)": "DELETE FROM public.invalid_tokens "
     "WHERE app_id = $ AND token = ANY($::text[]) AND invalid_since < $::timestamptz",
-    "FanOutStore.workFinished": "TRUE",
+    "PushLifecycleInterpreter.workFinished": "TRUE",
     # PushStore+Merged: the status of a notification_id's requests as one record.
     "Self.mergedStatus": "CASE WHEN bool_or(status = 'in-queue') THEN 'in-queue' "
     "WHEN bool_or(status = 'scheduled') THEN 'scheduled' WHEN bool_and(status = 'done') THEN 'done' "

@@ -33,13 +33,13 @@ ACROSS_APPS = {
         "the retention job visits every app; `apps` is a reference table",
     ("Ledger/Apps/AppStore.swift", "apps", "FROM apps ORDER BY created_at"):
         "`pushledger app list` lists every app; `apps` is a reference table",
-    ("Ledger/Push/FanOutStore.swift", "push_jobs", "send_at <= "):
+    ("Ledger/Push/PushLifecycleInterpreter+Work.swift", "push_jobs", "send_at <= "):
         "the fan-out's work queue: any process takes due jobs of any app (a multi-shard query under Citus)",
-    ("Ledger/Push/FanOutStore.swift", "push_batches", "SKIP LOCKED"):
+    ("Ledger/Push/PushLifecycleInterpreter+Work.swift", "push_batches", "SKIP LOCKED"):
         "the fan-out's work queue: any sender leases pending batches of any app",
-    ("Ledger/Push/FanOutStore.swift", "push_jobs", "count(*)"):
+    ("Ledger/Push/PushLifecycleInterpreter+Work.swift", "push_jobs", "count(*)"):
         "the backlog gauges of /metrics are summed over every app",
-    ("Ledger/Push/FanOutStore.swift", "push_batches", "count(*)"):
+    ("Ledger/Push/PushLifecycleInterpreter+Work.swift", "push_batches", "count(*)"):
         "the backlog gauges of /metrics are summed over every app",
     ("Ledger/Channel/ChannelStore.swift", "channel_messages", "expire_at <= "):
         "the own channel's expiry sweep over every app's pending messages",
@@ -147,7 +147,7 @@ def test_collects_the_statements_of_every_store():
     # A sample of the places queries live; a collector that silently lost them would fail here.
     for expected in ["Ledger/EventStore/LedgerTransaction.swift", "Ledger/Installations/InstallationStore.swift",
                      "Ledger/Installations/InstallationStore+Query.swift", "Ledger/Query/PGPool+ListQuery.swift",
-                     "Ledger/Push/FanOutStore.swift", "Ledger/Projections/InstallationProjection.swift",
+                     "Ledger/Push/PushLifecycleInterpreter+Work.swift", "Ledger/Projections/InstallationProjection.swift",
                      "Reports/Definitions/billing.sql", "Ledger/Objects/ObjectStore.swift"]:
         assert expected in files
     assert len(statements) > 120

@@ -78,7 +78,7 @@ public struct ChannelLedger: Sendable {
         let found = try await ChannelStore.acknowledged(appId: appId, acks: acks, on: store.pool)
         let ids = found.map(\.id)
         return try await end(
-            appId: appId, pushIds: Array(Set(found.map(\.pushId))).sorted(), as: PushEvent.channelAcked
+            appId: appId, pushIds: Array(Set(found.map(\.pushId))).sorted(), as: .acknowledged
         ) { conn, now in
             let acked = try await ChannelStore.acknowledge(appId: appId, ids: ids, on: conn)
             try await Self.rememberDeliveries(acked, at: now, on: conn)
@@ -97,7 +97,7 @@ public struct ChannelLedger: Sendable {
             ) { tx in
                 let expired = try await ChannelStore.deleteExpired(
                     appId: appId, pushId: pushId, now: now, on: tx.connection)
-                try await Self.appendResults(expired, type: PushEvent.channelExpired, at: now, tx: tx)
+                try await Self.appendResults(expired, as: .expired, at: now, tx: tx)
                 return expired.count
             }
         }
@@ -111,7 +111,7 @@ public struct ChannelLedger: Sendable {
         guard !objectIds.isEmpty else { return 0 }
         let over = try await ChannelStore.overCap(appId: appId, objectIds: objectIds, cap: cap, on: store.pool)
         guard !over.isEmpty else { return 0 }
-        return try await end(appId: appId, ids: over, as: PushEvent.channelDropped) { conn, _ in
+        return try await end(appId: appId, ids: over, as: .dropped) { conn, _ in
             try await ChannelStore.drop(appId: appId, ids: over, on: conn)
         }
     }
@@ -119,16 +119,16 @@ public struct ChannelLedger: Sendable {
     /// Ends messages `ids` of one app in one transaction under their pushes' locks: `delete` removes those
     /// still there and returns them, and one `type` event per push counts them. Returns how many ended.
     private func end(
-        appId: String, ids: [Int64], as type: String,
+        appId: String, ids: [Int64], as ending: PushLifecycle.ChannelEnding,
         _ delete: @escaping @Sendable (PGConnection, Date) async throws -> [ChannelMessage]
     ) async throws -> Int {
         try await end(
-            appId: appId, pushIds: try await ChannelStore.pushIds(appId: appId, ids: ids, on: store.pool), as: type,
+            appId: appId, pushIds: try await ChannelStore.pushIds(appId: appId, ids: ids, on: store.pool), as: ending,
             delete)
     }
 
     private func end(
-        appId: String, pushIds: [String], as type: String,
+        appId: String, pushIds: [String], as ending: PushLifecycle.ChannelEnding,
         _ delete: @escaping @Sendable (PGConnection, Date) async throws -> [ChannelMessage]
     ) async throws -> Int {
         guard !pushIds.isEmpty else { return 0 }
@@ -137,14 +137,14 @@ public struct ChannelLedger: Sendable {
             appId: appId, metadata: .system("channel"), lockKeys: pushIds.map(PushEvent.stream)
         ) { tx in
             let ended = try await delete(tx.connection, now)
-            try await Self.appendResults(ended, type: type, at: now, tx: tx)
+            try await Self.appendResults(ended, as: ending, at: now, tx: tx)
             return ended.count
         }
     }
 
     /// One `ChannelResults` event per push of `messages`.
     static func appendResults(
-        _ messages: [ChannelMessage], type: String, at: Date, tx: LedgerTransaction
+        _ messages: [ChannelMessage], as ending: PushLifecycle.ChannelEnding, at: Date, tx: LedgerTransaction
     )
         async throws
     {
@@ -155,9 +155,8 @@ public struct ChannelLedger: Sendable {
             let results = ChannelResults(
                 objectId: pushId, at: LeanDate.format(at), platforms: platforms,
                 installations: messages.map(\.objectId))
-            let stream = PushEvent.stream(pushId)
-            try await tx.append(
-                stream: stream, expectedVersion: try await tx.currentVersion(of: stream), [NewEvent(type, results)])
+            var push = PushLifecycleInterpreter(existingPush: pushId, at: at, tx: tx)
+            try await push.perform { $0.channelMessagesEnded(ending, results) }
         }
     }
 

@@ -77,13 +77,34 @@ public final class LedgerTransaction: @unchecked Sendable {
         let stream: String
         let expectedVersion: Int
         let events: [NewEvent]
+        /// A push stream's events, which only `PushLifecycleInterpreter` appends.
+        let writesPushStream: Bool
 
         public init(_ transaction: LedgerTransaction, stream: String, expectedVersion: Int, events: [NewEvent]) {
             self.transaction = transaction
             self.stream = stream
             self.expectedVersion = expectedVersion
             self.events = events
+            self.writesPushStream = false
         }
+
+        init(
+            _ transaction: LedgerTransaction, pushStream: String, expectedVersion: Int, events: [NewEvent],
+            by _: PushStreamWriter
+        ) {
+            self.transaction = transaction
+            self.stream = pushStream
+            self.expectedVersion = expectedVersion
+            self.events = events
+            self.writesPushStream = true
+        }
+    }
+
+    /// An append to a push stream from outside `PushLifecycleInterpreter`: a bug, refused before anything is
+    /// written.
+    public struct PushStreamAppendRefused: Error, CustomStringConvertible {
+        public let stream: String
+        public var description: String { "\(stream) is appended to only through the push lifecycle" }
     }
 
     /// Appends for the commands of one `EventStore.write` (which share its connection) in a single INSERT,
@@ -97,6 +118,9 @@ public final class LedgerTransaction: @unchecked Sendable {
         let appId = first.transaction.appId
         var streams: [String] = [], versions: [String] = [], types: [String] = [], datas: [String] = []
         var metadatas: [String] = [], projected: [ProjectedEvent] = []
+        if let stray = appends.first(where: { !$0.writesPushStream && PushEvent.isPushStream($0.stream) }) {
+            throw PushStreamAppendRefused(stream: stray.stream)
+        }
         for append in appends {
             let tx = append.transaction
             precondition(tx.lockedKeys.contains(append.stream), "append to \(append.stream) without its stream lock")

@@ -16,18 +16,19 @@ public struct NewEvent: Sendable {
         self.storedText = nil
     }
 
-    /// A push stream's event, its data from the payload type of its kind.
-    public init(_ type: String, _ payload: some PushEventPayload) {
-        self.init(type, payload.json)
-    }
-
-    /// A page of targets (`PushTargeted`), the fan-out's largest event: stored whole, its text written straight
-    /// from the targets (`encodedText`); the inline projections are handed the page with its targets counted
+    /// A push stream's event: the type is its kind's, the data its payload's. A page of targets
+    /// (`PushTargeted`), the fan-out's largest event, is stored whole, its text written straight from the
+    /// targets (`encodedText`); the inline projections are handed the page with its targets counted
     /// (`countedJSON`), as a rebuild hands them every page, since none reads more than their number.
-    public init(_ type: String, _ page: PushTargeted) {
-        self.type = type
-        self.data = page.countedJSON
-        self.storedText = page.encodedText
+    init(_ event: PushLogEvent) {
+        self.type = event.type
+        if case .targeted(let page) = event {
+            self.data = page.countedJSON
+            self.storedText = page.encodedText
+        } else {
+            self.data = event.payload.json
+            self.storedText = nil
+        }
     }
 }
 

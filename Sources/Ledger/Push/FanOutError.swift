@@ -13,7 +13,7 @@ public enum FanOutError {
             // the same way on every attempt.
             if let state = error.sqlState, state.hasPrefix("22") || state.hasPrefix("42") { return .permanent }
             return .transient
-        case is LeanError, is IllegalJobTransition:
+        case is LeanError, is TargetedEventMissing, is LedgerTransaction.PushStreamAppendRefused:
             return .permanent
         default:
             return .transient

@@ -82,12 +82,13 @@ public struct NotificationProjection: Projection {
         case PushEvent.channelAcked, PushEvent.channelExpired, PushEvent.channelDropped:
             try await applyChannelResults(event, table: table, on: conn)
         case PushEvent.completed:
-            // A push stopped at the daily quota keeps saying so once its last batch is sent.
+            // Only an open status becomes `done` (`PushLifecycle.openStatuses`): a push stopped at the daily
+            // quota keeps saying so once its last batch is sent.
             try await conn.enqueue(
                 """
                 UPDATE \(unsafeRaw: table) SET updated_at = \(at)::timestamptz,
-                    status = CASE WHEN status LIKE 'stopped:%' OR status LIKE 'failed:%' THEN status
-                                  ELSE \(PushEvent.Status.done) END
+                    status = CASE WHEN status = ANY(\(PushLifecycle.openStatuses)::text[]) THEN \(PushEvent.Status.done)
+                                  ELSE status END
                 WHERE app_id = \(event.appId) AND object_id = \(pushId)
                 """)
         case PushEvent.expired:

@@ -72,24 +72,26 @@ public struct PushBatches: Sendable {
     /// Leases the oldest pending batch of a push that is still being sent.
     public func claim(owner: String, lease: Duration = .seconds(30), now: Date? = nil) async throws -> BatchClaim? {
         let now = now ?? store.clock.now()
-        return try await FanOutStore.claim(owner: owner, until: now.adding(lease), now: now, on: store.pool)
+        return try await PushLifecycleInterpreter.claim(
+            owner: owner, until: now.adding(lease), now: now, on: store.pool)
     }
 
     /// How much fan-out work waits (gauges for operators).
     public func backlog(now: Date? = nil) async throws -> FanOutBacklog {
-        try await FanOutStore.backlog(now: now ?? store.clock.now(), on: store.pool)
+        try await PushLifecycleInterpreter.backlog(now: now ?? store.clock.now(), on: store.pool)
     }
 
     /// The state of a push's job, read by senders to stop dispatching when it is cancelled or has failed.
     public func jobState(appId: String, pushId: String) async throws -> JobState? {
-        try await FanOutStore.state(appId: appId, pushId: pushId, on: store.pool)
+        try await PushLifecycleInterpreter.state(appId: appId, pushId: pushId, on: store.pool)
     }
 
     /// `flow_control` (SPEC §4.1): reserves `count` devices of the push's per-second budget, shared by every
     /// process sending the push. Returns when the reserved slot starts (now or later): the caller waits until
     /// then.
     public func reserveFlow(appId: String, pushId: String, count: Int, rate: Int) async throws -> Date {
-        try await FanOutStore.reserveFlow(appId: appId, pushId: pushId, count: count, rate: rate, on: store.pool)
+        try await PushLifecycleInterpreter.reserveFlow(
+            appId: appId, pushId: pushId, count: count, rate: rate, on: store.pool)
             ?? store.clock.now()
     }
 
@@ -97,7 +99,7 @@ public struct PushBatches: Sendable {
     /// an overloaded machine) is not mistaken for a dead sender and re-sent whole by another worker. Returns
     /// false when the batch was recorded or cancelled meanwhile, or another worker took it over.
     public func renew(_ claim: BatchClaim, lease: Duration = .seconds(30), now: Date? = nil) async throws -> Bool {
-        try await FanOutStore.renew(claim, until: (now ?? store.clock.now()).adding(lease), on: store.pool)
+        try await PushLifecycleInterpreter.renew(claim, until: (now ?? store.clock.now()).adding(lease), on: store.pool)
     }
 
     /// Records the outcomes of every target of a batch at once.
@@ -153,11 +155,13 @@ public struct PushBatches: Sendable {
             appId: claim.appId, metadata: .system("delivery"), lockKeys: [stream] + invalidStreams
         ) { tx in
             let conn = tx.connection
-            guard var recordedTargets = try await FanOutStore.lockRecorded(claim, on: conn) else { return nil }
+            guard var recordedTargets = try await PushLifecycleInterpreter.lockRecorded(claim, on: conn) else {
+                return nil
+            }
             let fresh = part.filter { !recordedTargets.contains($0.index) }
             guard !fresh.isEmpty else { return nil }
             for (index, _) in fresh { recordedTargets.insert(index) }
-            try await FanOutStore.markRecorded(claim, recordedTargets, on: conn)
+            try await PushLifecycleInterpreter.markRecorded(claim, recordedTargets, on: conn)
             let targets = fresh.map { claim.targets[$0.index] }
             let invalid = zip(targets, fresh).compactMap { t, f -> (PushTarget, String, Date)? in
                 if case .invalidToken(let reason, let since) = f.outcome { return (t, reason, since) }
@@ -170,8 +174,8 @@ public struct PushBatches: Sendable {
                 if case .disabled(let reason) = f.outcome, !t.objectId.isEmpty { return (t, reason) }
                 return nil
             }
-            let jobState = try await FanOutStore.state(appId: claim.appId, pushId: claim.pushId, on: conn) ?? .done
-            let live = !jobState.isTerminal && pushFailure == nil
+            var push = try await PushLifecycleInterpreter.load(pushId: claim.pushId, at: now, tx: tx)
+            let live = push.lifecycle.acceptsOutcomes(pushFailure: pushFailure)
             let at = LeanDate.format(now)
             var outcomes = fresh.map(\.outcome)
             var queued: [(objectId: String, message: QueuedMessage)] = []
@@ -187,74 +191,13 @@ public struct PushBatches: Sendable {
                 }
                 queued.removeAll { unreachable.contains($0.objectId) }
             }
-            var successes: Int64 = 0, ios: Int64 = 0, android: Int64 = 0, windows: Int64 = 0, errors: Int64 = 0
-            var reasons: [String: Int64] = [:]
-            var vendorSuccesses: [String: Int64] = [:]
-            var failures: [String: String] = [:]
-            var handedBack: [PushTarget] = []
-            var disabledCount: Int64 = 0
-            for (target, outcome) in zip(targets, outcomes) {
-                let failure: String
-                switch outcome {
-                case .delivered:
-                    successes += 1
-                    switch PushPlatform(rawValue: target.deviceType) {
-                    case .ios?: ios += 1
-                    case .windows?: windows += 1
-                    case .android?, nil: android += 1
-                    }
-                    if let counter = DeliveryRoute(target).vendorCounter { vendorSuccesses[counter, default: 0] += 1 }
-                    continue
-                case .notSent where live:
-                    handedBack.append(target)
-                    continue
-                case .queued where live:
-                    continue
-                case .notSent, .queued:
-                    failure = jobState == .cancelled ? "Cancelled" : "PushFailed"
-                case .invalidToken(let reason, _), .failed(let reason):
-                    failure = reason
-                case .disabled(let reason):
-                    failure = reason
-                    disabledCount += 1
-                }
-                errors += 1
-                reasons[failure, default: 0] += 1
-                failures[target.objectId.isEmpty ? target.token : target.objectId] = failure
-            }
-            let delivered = BatchDelivered(
-                objectId: claim.pushId, batch: Int64(claim.batchNo), at: at, successes: successes, iosSuccesses: ios,
-                androidSuccesses: android, windowsSuccesses: windows, errors: errors,
-                invalidTokens: Int64(invalid.count) + disabledCount, reasons: reasons,
-                failures: failures, handedBack: handedBack.isEmpty ? nil : Int64(handedBack.count),
-                queued: queued.isEmpty ? nil : Int64(queued.count), vendorSuccesses: vendorSuccesses)
-            var events = [NewEvent(PushEvent.batchDelivered, delivered)]
-            if !handedBack.isEmpty {
-                try await FanOutStore.handBack(appId: claim.appId, pushId: claim.pushId, targets: handedBack, on: conn)
-            }
-            if let pushFailure, !jobState.isTerminal {
-                let status = FanOutFailurePolicy.status(pushFailure)
-                events.append(
-                    NewEvent(
-                        PushEvent.failed,
-                        PushFailedPayload(
-                            objectId: claim.pushId, at: at, status: status, reason: pushFailure, stage: "delivery")))
-                try await FanOutStore.end(
-                    appId: claim.appId, pushId: claim.pushId, from: jobState, by: .failed, reason: pushFailure,
-                    now: now,
-                    on: conn)
-            } else if !jobState.isTerminal, recordedTargets.isComplete {
-                let pending =
-                    try await FanOutStore.pendingBatches(appId: claim.appId, pushId: claim.pushId, on: conn) > 0
-                let next = try await FanOutStore.advance(
-                    appId: claim.appId, pushId: claim.pushId, from: jobState,
-                    by: .batchRecorded(batchesPending: pending),
-                    on: conn)
-                if next == .done, jobState != .done {
-                    events.append(NewEvent(PushEvent.completed, PushMilestone(objectId: claim.pushId, at: at)))
-                }
-            }
-            try await tx.append(stream: stream, expectedVersion: try await tx.currentVersion(of: stream), events)
+            let (delivered, handedBack) = Self.tally(
+                claim, targets: targets, outcomes: outcomes, live: live, unsentReason: push.lifecycle.unsentReason,
+                invalidTokens: Int64(invalid.count), queued: Int64(queued.count), at: at)
+            let record = PushLifecycle.BatchRecord(
+                delivered: delivered, handedBack: handedBack, completesBatch: recordedTargets.isComplete,
+                pushFailure: pushFailure)
+            try await push.perform { $0.batchRecorded(record) }
             try await rememberDeliveries(claim, targets: targets, outcomes: outcomes, at: at, on: conn)
             for ((target, reason, since), key) in zip(invalid, invalidStreams) {
                 try await invalidate(target, reason: reason, since: since, stream: key, tx: tx)

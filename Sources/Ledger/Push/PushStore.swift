@@ -27,12 +27,11 @@ public struct PushStore: Sendable {
         let now = now ?? store.clock.now()
         let reqKey = request.requestId.map { "req:\($0)" }
         let pushId = RandomID.make()
-        let stream = PushEvent.stream(pushId)
         let at = LeanDate.format(now)
         let lockKeys = [reqKey, UsageEvent.limitsStream].compactMap { $0 }
         let outcome = try await store.write(appId: app.appId, metadata: metadata, lockKeys: lockKeys) { tx -> Outcome in
             let conn = tx.connection
-            tx.claimNewStream(stream)
+            var push = PushLifecycleInterpreter(acceptedPush: pushId, at: now, tx: tx)
             if case .query(let whereJSON) = request.audience {
                 // A pattern PostgreSQL refuses is the request's fault (code 102), not a failure for the fan-out.
                 try await conn.checkRegexes(of: try PushTargeting.compiled(whereJSON, appId: app.appId))
@@ -61,63 +60,29 @@ public struct PushStore: Sendable {
                 return .refused(error)
             }
             if request.isScheduled {
-                let pending = try await FanOutStore.scheduledCount(appId: app.appId, on: conn)
+                let pending = try await PushLifecycleInterpreter.scheduledCount(appId: app.appId, on: conn)
                 guard pending < app.intSetting("max_scheduled") else {
                     throw LeanError.invalidParameter(
                         "Too many scheduled pushes: at most \(app.intSetting("max_scheduled")) may wait at once.")
                 }
             }
-            let status = request.isScheduled ? PushEvent.Status.scheduled : PushEvent.Status.inQueue
-            var events = [
-                NewEvent(
-                    PushEvent.requested,
-                    PushRequested(
-                        objectId: pushId, request: request.json, at: at, status: status))
-            ]
-            var listedTargets: [PushTarget]?
-            if case .devices = request.audience, let expiration = request.expiration, expiration <= now {
-                // Expired before it could be sent (SPEC §4.7): recorded as such, nothing goes out.
-                events.append(NewEvent(PushEvent.expired, PushMilestone(objectId: pushId, at: at)))
-            } else if case .devices(let platform, let ids) = request.audience {
-                var targets = try await Self.deviceTargets(
-                    appId: app.appId, platform: platform, ids: ids, vendor: request.vendor, on: conn)
-                try await APNsTeamCheck.check(request, app: app, listed: targets, now: now, on: conn)
-                // A list that crosses the daily quota is sent to as many as it allows, and the record says so.
-                let stopped = targets.count > remaining
-                if stopped { targets = Array(targets.prefix(Int(remaining))) }
-                events.append(
-                    NewEvent(PushEvent.targeted, PushTargeted(objectId: pushId, batch: 0, targets: targets, at: at)))
-                events.append(
-                    NewEvent(
-                        PushEvent.targetingCompleted,
-                        PushTargetingCompleted(
-                            objectId: pushId, devices: Int64(targets.count), batches: 1, at: at)))
-                if stopped {
-                    events.append(
-                        NewEvent(
-                            PushEvent.quotaReached,
-                            PushQuotaReached(
-                                objectId: pushId, at: at, quota: app.intSetting("daily_push_quota"),
-                                devices: Int64(targets.count))))
+            let listed: PushLifecycle.Listed?
+            if case .devices(let platform, let ids) = request.audience {
+                if PushLifecycle.expiredOnArrival(expiration: request.expiration, at: now) {
+                    listed = .expired
+                } else {
+                    let targets = try await Self.deviceTargets(
+                        appId: app.appId, platform: platform, ids: ids, vendor: request.vendor, on: conn)
+                    try await APNsTeamCheck.check(request, app: app, listed: targets, now: now, on: conn)
+                    listed = .targets(targets, remaining: remaining, quota: app.intSetting("daily_push_quota"))
                 }
-                if targets.isEmpty {
-                    events.append(NewEvent(PushEvent.completed, PushMilestone(objectId: pushId, at: at)))
-                }
-                listedTargets = targets
+            } else {
+                listed = nil
             }
-            let isListed: Bool
-            if case .devices = request.audience { isListed = true } else { isListed = false }
-            let state = JobState.initial(
-                scheduled: request.isScheduled, deviceTargets: listedTargets?.count, listed: isListed)
-            try await tx.append(stream: stream, expectedVersion: 0, events)
-            let batches = state == .sending ? 1 : 0
-            try await FanOutStore.insertJob(
-                appId: app.appId, pushId: pushId, state: state, sendAt: request.isScheduled ? request.pushTime! : now,
-                expiresAt: request.expiration, request: request.json, batches: batches, on: conn)
-            if let listedTargets, state == .sending {
-                try await FanOutStore.insertBatch(
-                    appId: app.appId, pushId: pushId, number: 0, targets: listedTargets, on: conn)
-            }
+            let acceptance = PushLifecycle.Acceptance(
+                request: request.json, scheduled: request.isScheduled,
+                sendAt: request.isScheduled ? request.pushTime! : now, expiresAt: request.expiration, listed: listed)
+            try await push.perform { $0.accept(acceptance) }
             if let requestId = request.requestId {
                 try await conn.query(
                     """
@@ -195,7 +160,9 @@ public struct PushStore: Sendable {
 
     /// Cancels a scheduled push by its schedule id (`DELETE /1.1/scheduledPushMessages/:id`).
     public func cancelScheduled(appId: String, scheduleId: Int64, metadata: EventMetadata) async throws {
-        guard let pushId = try await FanOutStore.scheduledPushId(appId: appId, scheduleId: scheduleId, on: store.pool)
+        guard
+            let pushId = try await PushLifecycleInterpreter.scheduledPushId(
+                appId: appId, scheduleId: scheduleId, on: store.pool)
         else { throw LeanError.notFound("No scheduled push with id \(scheduleId).") }
         try await cancel(appId: appId, pushId: pushId, onlyScheduled: true, delete: false, metadata: metadata)
     }
@@ -217,37 +184,15 @@ public struct PushStore: Sendable {
     {
         let stream = PushEvent.stream(pushId)
         try await store.write(appId: appId, metadata: metadata, lockKeys: [stream]) { tx in
-            let conn = tx.connection
-            let version = try await tx.currentVersion(of: stream)
             let exists =
-                try await conn.query(
+                try await tx.connection.query(
                     "SELECT 1 FROM notifications WHERE app_id = \(appId) AND object_id = \(pushId)"
                 ).count == 1
-            guard version > 0, exists else { throw LeanError.notFound("No push with id \(pushId).") }
-            let state = try await FanOutStore.state(appId: appId, pushId: pushId, on: conn) ?? .done
-            if onlyScheduled && state != .scheduled { throw LeanError.notFound("The push is no longer scheduled.") }
-            // Cancelling without deleting must change something, or the caller would be told it worked.
-            if !delete && state.isTerminal {
-                throw LeanError.invalidParameter("The push has already ended (\(state.rawValue)); nothing to cancel.")
+            guard try await tx.currentVersion(of: stream) > 0, exists else {
+                throw LeanError.notFound("No push with id \(pushId).")
             }
-            let now = store.clock.now()
-            let at = LeanDate.format(now)
-            var events: [NewEvent] = []
-            // Only batches no sender holds are cancelled here. A leased batch is being sent: its sender sees the
-            // job cancelled, sends none of its remaining targets, and records the outcomes of what was already in
-            // flight, so the record equals what the providers accepted.
-            if let cancelled = try await FanOutStore.end(
-                appId: appId, pushId: pushId, from: state, by: .cancelled, reason: nil, now: now, on: conn)
-            {
-                events.append(
-                    NewEvent(
-                        PushEvent.cancelled,
-                        PushCancelled(
-                            objectId: pushId, at: at, previousState: state.rawValue, cancelledBatches: Int64(cancelled))
-                    ))
-            }
-            if delete { events.append(NewEvent(PushEvent.deleted, PushMilestone(objectId: pushId, at: at))) }
-            try await tx.append(stream: stream, expectedVersion: version, events)
+            var push = try await PushLifecycleInterpreter.load(pushId: pushId, at: store.clock.now(), tx: tx)
+            try await push.perform { $0.cancel(onlyScheduled: onlyScheduled, delete: delete) }
         }
     }
 
@@ -257,7 +202,7 @@ public struct PushStore: Sendable {
 
     /// LeanCloud's `scheduledPushMessages` shape.
     public func scheduled(appId: String) async throws -> [JSON] {
-        try await FanOutStore.scheduledJobs(appId: appId, on: store.pool).map { job in
+        try await PushLifecycleInterpreter.scheduledJobs(appId: appId, on: store.pool).map { job in
             [
                 "id": .int(job.scheduleId), "expire_time": .int(LeanDate.unixMilliseconds(job.sendAt)),
                 "push_msg": job.request, "createdAt": .string(LeanDate.format(job.createdAt)),

@@ -35,7 +35,7 @@ public struct PushTargeting: Sendable {
 
     /// Pushes whose time has come and which still need targeting (oldest first).
     public func dueJobs(now: Date? = nil, limit: Int = 16) async throws -> [(appId: String, pushId: String)] {
-        try await FanOutStore.dueJobs(now: now ?? store.clock.now(), limit: limit, on: store.pool)
+        try await PushLifecycleInterpreter.dueJobs(now: now ?? store.clock.now(), limit: limit, on: store.pool)
     }
 
     /// Records that targeting `pushId` raised `error`, as `policy` decides: moved back by a backoff, or ended
@@ -49,34 +49,10 @@ public struct PushTargeting: Sendable {
         let stream = PushEvent.stream(pushId)
         let reason = FanOutError.reason(of: error)
         return try await store.write(appId: appId, metadata: .system("fan-out"), lockKeys: [stream]) { tx in
-            let conn = tx.connection
-            guard let job = try await FanOutStore.targetingJob(appId: appId, pushId: pushId, now: now, on: conn),
-                !job.state.isTerminal
-            else { return .wait }
-            let decision = policy.decide(
-                kind: FanOutError.kind(of: error), reason: reason, attempts: job.attempts, random: random)
-            switch decision {
-            case .wait:
-                break
-            case .retry(let delay, let attempts):
-                try await FanOutStore.postpone(
-                    appId: appId, pushId: pushId, from: job.state, attempts: attempts, reason: reason,
-                    until: now.adding(delay), on: conn)
-            case .fail(let status):
-                try await tx.append(
-                    stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
-                    [
-                        NewEvent(
-                            PushEvent.failed,
-                            PushFailedPayload(
-                                objectId: pushId, at: LeanDate.format(now), status: status, reason: reason,
-                                stage: "targeting"))
-                    ])
-                try await FanOutStore.end(
-                    appId: appId, pushId: pushId, from: job.state, by: .failed, reason: reason, countsAttempt: true,
-                    now: now, on: conn)
+            var push = try await PushLifecycleInterpreter.load(pushId: pushId, at: now, tx: tx)
+            return try await push.perform {
+                $0.targetingFailed(kind: FanOutError.kind(of: error), reason: reason, policy: policy, random: random)
             }
-            return decision
         }
     }
 
@@ -90,37 +66,24 @@ public struct PushTargeting: Sendable {
         let lockKeys = [stream, UsageEvent.limitsStream]
         return try await store.write(appId: app.appId, metadata: metadata, lockKeys: lockKeys) { tx in
             let conn = tx.connection
-            guard let job = try await FanOutStore.targetingJob(appId: app.appId, pushId: pushId, now: now, on: conn),
-                JobState.due.contains(job.state), job.due
-            else { return false }
-            let request = try PushRequest.stored(job.request)
-            let at = LeanDate.format(now)
-            let version = try await tx.currentVersion(of: stream)
-
-            if job.expired {
-                try await tx.append(
-                    stream: stream, expectedVersion: version,
-                    [
-                        NewEvent(PushEvent.expired, PushMilestone(objectId: pushId, at: at))
-                    ])
-                try await FanOutStore.advance(appId: app.appId, pushId: pushId, from: job.state, by: .expired, on: conn)
+            var push = try await PushLifecycleInterpreter.load(pushId: pushId, at: now, readingRequest: true, tx: tx)
+            guard push.lifecycle.isDueForTargeting, let job = push.lifecycle.job, let stored = push.request else {
                 return false
             }
+            if push.lifecycle.hasExpired {
+                try await push.perform { $0.expire() }
+                return false
+            }
+            let request = try PushRequest.stored(stored)
+            let at = LeanDate.format(now)
             guard case .query(let whereJSON) = request.audience else { return false }
             let condition = try Self.targetCondition(app: app, whereJSON: whereJSON, now: now)
             let cursor = job.cursor
-            if cursor == nil, request.prod == "dev" {
+            if push.lifecycle.needsDevAudienceCount(prod: request.prod) {
                 let total = try await conn.query("SELECT count(*) AS n FROM installations WHERE \(condition)")[0].int(
                     "n")
-                if total > PushEvent.devProfileLimit {
-                    let failed = PushFailedPayload(
-                        objectId: pushId, at: at, status: PushEvent.Status.devLimit, devices: Int64(total))
-                    try await tx.append(stream: stream, expectedVersion: version, [NewEvent(PushEvent.failed, failed)])
-                    try await FanOutStore.end(
-                        appId: app.appId, pushId: pushId, from: job.state, by: .failed, reason: failed.status, now: now,
-                        on: conn)
-                    return false
-                }
+                try await push.perform { $0.devAudienceCounted(total) }
+                guard push.lifecycle.isDueForTargeting else { return false }
             }
             let quota = app.intSetting("daily_push_quota")
             let allowed = min(
@@ -164,48 +127,14 @@ public struct PushTargeting: Sendable {
                         apnsTeam: platform == .ios ? row["apns_team"] : nil,
                         apnsTopic: platform == .ios ? row["apns_topic"] : nil))
             }
-            var events: [NewEvent] = []
             if pushData.usesBadgeIncrement(for: .ios) {
                 targets = try await incrementBadges(targets, tx: tx, at: at)
             }
-            let batchNo = job.batches
-            let cut = Self.batches(of: targets, size: pageSize)
-            for (offset, batch) in cut.enumerated() {
-                events.append(
-                    NewEvent(
-                        PushEvent.targeted,
-                        PushTargeted(objectId: pushId, batch: Int64(batchNo + offset), targets: batch, at: at)))
-            }
-            let batches = batchNo + cut.count
-            let devices = job.targeted + Int64(targets.count)
             let more = allowed > 0 && rows.count == allowed
-            let next = try await FanOutStore.recordPage(
-                appId: app.appId, pushId: pushId, from: job, morePages: more, addsBatch: !targets.isEmpty,
-                cursor: rows.last?["object_id"] ?? cursor, batches: batches, targeted: devices, on: conn)
-            if !more {
-                events.append(
-                    NewEvent(
-                        PushEvent.targetingCompleted,
-                        PushTargetingCompleted(
-                            objectId: pushId, devices: devices, batches: Int64(batches), at: at)))
-                if stopsAtQuota {
-                    events.append(
-                        NewEvent(
-                            PushEvent.quotaReached,
-                            PushQuotaReached(
-                                objectId: pushId, at: at, quota: quota, devices: devices)))
-                }
-                if next == .done {
-                    events.append(NewEvent(PushEvent.completed, PushMilestone(objectId: pushId, at: at)))
-                }
-            }
-            try await tx.append(stream: stream, expectedVersion: version, events)
-            for offset in cut.indices {
-                // The page's `PushTargeted` events are its first ones, a batch each.
-                try await FanOutStore.insertTargetedBatch(
-                    appId: app.appId, pushId: pushId, number: batchNo + offset, stream: stream,
-                    version: version + 1 + offset, recordedSince: job.transactionStart, on: conn)
-            }
+            let page = PushLifecycle.Page(
+                batches: Self.batches(of: targets, size: pageSize), cursor: rows.last?["object_id"], morePages: more,
+                stoppedAtQuota: stopsAtQuota ? quota : nil)
+            try await push.perform { $0.pageTargeted(page) }
             return more
         }
     }

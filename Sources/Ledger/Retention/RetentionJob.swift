@@ -99,7 +99,7 @@ public struct RetentionJob: Sendable {
                 (SELECT count(*) FROM notifications n WHERE \(finishedPushRecords(app, before: pushesBefore))) AS old,
                 (SELECT count(*) FROM daily_usage WHERE \(unclosedDays(app, now: now))) AS days
             """)[0]
-        let scheduled = try await FanOutStore.expiredScheduled(appId: app, now: now, on: store.pool).count
+        let scheduled = try await PushLifecycleInterpreter.expiredScheduled(appId: app, now: now, on: store.pool).count
         return try row.int("stale") + row.int("old") + row.int("days") + scheduled
     }
 
@@ -112,7 +112,7 @@ public struct RetentionJob: Sendable {
         let unfinished = [PushEvent.Status.scheduled, PushEvent.Status.inQueue]
         return """
             app_id = \(app) AND created_at < \(cutoff)::timestamptz AND status <> ALL(\(unfinished)::text[])
-              AND \(FanOutStore.workFinished)
+              AND \(PushLifecycleInterpreter.workFinished)
             """
     }
 
@@ -169,17 +169,15 @@ public struct RetentionJob: Sendable {
     }
 
     private func expireScheduled(_ app: String, now: Date, advance: (Int) -> Void) async throws -> Int {
-        let ids = try await FanOutStore.expiredScheduled(appId: app, now: now, on: store.pool)
+        let ids = try await PushLifecycleInterpreter.expiredScheduled(appId: app, now: now, on: store.pool)
         var count = 0
         for id in ids {
             let stream = PushEvent.stream(id)
             count += try await store.write(appId: app, metadata: metadata, lockKeys: [stream]) { tx in
-                guard try await FanOutStore.expireScheduled(appId: app, pushId: id, now: now, on: tx.connection) else {
-                    return 0
-                }
-                try await tx.append(
-                    stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
-                    [NewEvent(PushEvent.expired, PushMilestone(objectId: id, at: LeanDate.format(now)))])
+                var push = try await PushLifecycleInterpreter.load(pushId: id, at: now, tx: tx)
+                // Cancelled or sent meanwhile: the lifecycle says whether expiry still applies.
+                guard push.lifecycle.hasExpired else { return 0 }
+                try await push.perform { $0.expire() }
                 return 1
             }
             advance(1)
@@ -208,10 +206,8 @@ public struct RetentionJob: Sendable {
                     WHERE object_id = \(id) AND \(finishedPushRecords(app, before: cutoff))
                     """)
                 guard !still.isEmpty else { return 0 }
-                try await tx.append(
-                    stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
-                    [NewEvent(PushEvent.purged, PushMilestone(objectId: id, at: LeanDate.format(now)))])
-                try await FanOutStore.remove(appId: app, pushId: id, on: conn)
+                var push = try await PushLifecycleInterpreter.load(pushId: id, at: now, tx: tx)
+                try await push.perform { $0.purge() }
                 return 1
             }
             advance(1)
