@@ -34,14 +34,15 @@ struct PushLifecycleInterpreter {
 
     /// A push whose job the input does not read (own-channel results are counted, the job is not touched).
     init(existingPush pushId: String, at: Date, tx: LedgerTransaction) {
-        self.init(tx: tx, pushId: pushId, at: at)
+        self.tx = tx
+        self.lifecycle = PushLifecycle(pushId: pushId, job: nil, at: at)
     }
 
     /// The push's lifecycle as its job row stands, judged at `at`.
     static func load(
         pushId: String, at: Date, readingRequest: Bool = false, tx: LedgerTransaction
     ) async throws -> Self {
-        var interpreter = Self(tx: tx, pushId: pushId, at: at)
+        var interpreter = Self(existingPush: pushId, at: at, tx: tx)
         // `send_at` and `expires_at` are compared in SQL, where both instants have the same precision.
         let requestColumn = readingRequest ? "request" : "NULL::jsonb AS request"
         let row = try await tx.connection.query(
@@ -64,11 +65,6 @@ struct PushLifecycleInterpreter {
         interpreter.transactionStart = try row.string("transaction_start")
         interpreter.request = readingRequest ? try row.json("request") : nil
         return interpreter
-    }
-
-    private init(tx: LedgerTransaction, pushId: String, at: Date) {
-        self.tx = tx
-        self.lifecycle = PushLifecycle(pushId: pushId, job: nil, at: at)
     }
 
     /// Gives the lifecycle one input and carries out what it answers.
@@ -196,7 +192,9 @@ struct PushLifecycleInterpreter {
     /// cost grew with every day the log keeps (docs/decisions.md, "The batch row's copy is bounded by its
     /// transaction's start").
     private func insertTargetedBatches(_ numbers: Range<Int>) async throws {
-        guard let recordedSince = transactionStart else { throw TargetedEventMissing(stream: stream, version: 0) }
+        guard let recordedSince = transactionStart else {
+            throw TargetedEventMissing(stream: stream, version: lastAppendStart)
+        }
         for (offset, number) in numbers.enumerated() {
             let version = lastAppendStart + offset
             let inserted = try await tx.connection.query(

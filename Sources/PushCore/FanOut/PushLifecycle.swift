@@ -76,8 +76,8 @@ public struct PushLifecycle: Sendable {
         case endJob(JobState, reason: String?, countsAttempt: Bool)
         /// Insert batch `number` with these targets.
         case insertBatch(number: Int, targets: [PushTarget])
-        /// Insert batches `numbers`, each with the targets of its `PushTargeted` event, the first events of this
-        /// transaction's next append in that order.
+        /// Insert batches `numbers`, each with the targets of its `PushTargeted` event: the first events of the
+        /// `append` just before, in that order.
         case insertTargetedBatches(Range<Int>)
         /// Count the push's batches still pending; answered with `pendingBatchesCounted(_:)`.
         case countPendingBatches
