@@ -185,8 +185,8 @@ let package = Package(
         .testTarget(
             name: "LedgerTests",
             dependencies: [
-                "Ledger", "Delivery", "DeviceChannel", "Postgres", "PushCore", "TestSupport", "TestEnvironment",
-                "PushLedgerServer", "HTTP2TestSupport",
+                "Ledger", "Postgres", "PushCore", "TestSupport", "TestEnvironment", "HTTP2TestSupport",
+                "PushLedgerServer",
             ]),
         .testTarget(
             name: "ReportsTests",
@@ -203,7 +203,8 @@ let package = Package(
         .testTarget(
             name: "DeliveryTests",
             dependencies: [
-                "Delivery", "Curl", "PushCore", "HTTP2TestSupport", "TestEnvironment",
+                "Delivery", "Curl", "PushCore", "HTTP2TestSupport", "TestEnvironment", "Ledger", "Postgres",
+                "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -221,6 +222,8 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["PushCore", "TestSupport", "TestEnvironment"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "PushCore"]),
         .testTarget(name: "APITests", dependencies: ["API", "PushCore"]),
-        .testTarget(name: "DeviceChannelTests", dependencies: ["DeviceChannel", "Ledger", "PushCore"]),
+        .testTarget(
+            name: "DeviceChannelTests",
+            dependencies: ["DeviceChannel", "Ledger", "PushCore", "TestSupport", "TestEnvironment"]),
     ]
 )

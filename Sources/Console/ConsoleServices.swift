@@ -9,7 +9,7 @@ public struct ConsoleServices: Sendable {
     public let installations: InstallationStore
     public let pushes: PushStore
     /// Validation and recording of push requests, shared with `POST /1.1/push`.
-    public let pushRequests: PushRoutes
+    public let pushSubmission: PushSubmission
     /// The fan-out's targeting, for the audience preview.
     public let targeting: PushTargeting
     public let explainer: Explainer
@@ -20,13 +20,13 @@ public struct ConsoleServices: Sendable {
     public let secureCookies: Bool
 
     public init(
-        apps: AppStore, installations: InstallationStore, pushes: PushStore, pushRequests: PushRoutes,
+        apps: AppStore, installations: InstallationStore, pushes: PushStore, pushSubmission: PushSubmission,
         events: EventStore, reports: ReportRunner, presence: PresenceRoutes, secureCookies: Bool
     ) {
         self.apps = apps
         self.installations = installations
         self.pushes = pushes
-        self.pushRequests = pushRequests
+        self.pushSubmission = pushSubmission
         self.targeting = PushTargeting(store: events)
         self.explainer = Explainer(store: events)
         self.events = events

@@ -75,7 +75,7 @@ public final class ChannelHub: Sendable {
             await recordPresence(
                 app.appId,
                 PresenceChange(
-                    installationId: installationId, session: session.id, connected: true, at: ledger.now()))
+                    installationId: installationId, session: session.id, connected: true, at: ledger.clock.now()))
             var dropped: Int64 = 0
             if dialect.tellsDrops {
                 dropped = (try? await ledger.takeDrops(appId: app.appId, installationId: installationId)) ?? 0
@@ -102,7 +102,7 @@ public final class ChannelHub: Sendable {
             await recordPresence(
                 key.appId,
                 PresenceChange(
-                    installationId: key.installationId, session: session.id, connected: false, at: ledger.now(),
+                    installationId: key.installationId, session: session.id, connected: false, at: ledger.clock.now(),
                     reason: stillCurrent ? reason : "replaced"))
         }
     }

@@ -58,7 +58,7 @@ public enum PushLedgerServer {
         let console = try await ConsoleRoutes.make(
             services: ConsoleServices(
                 apps: ledger.apps, installations: ledger.installations, pushes: ledger.pushes,
-                pushRequests: PushRoutes(pushes: ledger.pushes, objects: ledger.objects), events: ledger.events,
+                pushSubmission: PushSubmission(pushes: ledger.pushes, objects: ledger.objects), events: ledger.events,
                 reports: reports, presence: presence, secureCookies: tls != nil),
             clock: clock)
         console.register(on: router)

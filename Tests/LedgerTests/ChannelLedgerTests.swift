@@ -1,4 +1,3 @@
-import DeviceChannel
 import Foundation
 import Ledger
 import PushCore
@@ -139,23 +138,5 @@ struct ChannelLedgerTests {
         #expect(dropped["errorReasons"] == ["Dropped": 1])
         #expect(try await channel.takeDrops(appId: app.appId, installationId: "d1") == 1)
         #expect(try await channel.takeDrops(appId: app.appId, installationId: "d1") == 0)
-    }
-
-    @Test("channel tokens: one per app and installation, verified only as issued, changed by channel.secret")
-    func tokens() async throws {
-        let db = try await TestDatabase.make(migrate: true)
-        let a = try await db.ledger.apps.create(name: "a", appId: "tokA")
-        let b = try await db.ledger.apps.create(name: "b", appId: "tokB")
-        let token = ChannelToken.make(app: a, installationId: "i1")
-        #expect(ChannelToken.verify(token, app: a, installationId: "i1"))
-        #expect(!ChannelToken.verify(token, app: a, installationId: "i2"))
-        #expect(!ChannelToken.verify(token, app: b, installationId: "i1"))
-        #expect(!ChannelToken.verify(String(token.dropLast()), app: a, installationId: "i1"))
-        #expect(token.count == 43, "HMAC-SHA256 in unpadded base64url")
-        let rekeyed = try await db.ledger.apps.set(appId: a.appId, [("channel.secret", "s3cret")])
-        #expect(!ChannelToken.verify(token, app: rekeyed, installationId: "i1"))
-        #expect(
-            ChannelToken.verify(
-                ChannelToken.make(app: rekeyed, installationId: "i1"), app: rekeyed, installationId: "i1"))
     }
 }

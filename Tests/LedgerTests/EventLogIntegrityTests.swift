@@ -135,7 +135,11 @@ struct EventLogIntegrityTests {
             try await db.ledger.events.write(appId: "stray", metadata: .system("t"), lockKeys: ["push:x", "other"]) {
                 tx in
                 try await tx.append(stream: "other", expectedVersion: 0, [NewEvent("T", [:])])
-                try await tx.append(stream: "push:x", expectedVersion: 0, [NewEvent("PushCompleted", [:])])
+                // A push event can only be made inside the lifecycle's interpreter (`NewEvent(PushLogEvent)` is
+                // internal, and the string form refuses typed kinds); any other event on a push stream is refused.
+                try await tx.append(
+                    stream: "push:x", expectedVersion: 0,
+                    [NewEvent(.badgeReset(BadgeChanged(objectId: "x", resetAt: "2026-01-01T00:00:00.000Z")))])
             }
         }
         let rows = try await db.ledger.pool.query("SELECT count(*) AS n FROM events WHERE app_id = 'stray'")

@@ -66,7 +66,7 @@ struct LogFoldTests {
             var data = data
             data["objectId"] = .string(id)
             events.append(
-                ProjectedEvent(appId: Self.app, stream: stream, version: version, type: type, data: .object(data)))
+                try! ProjectedEvent(appId: Self.app, stream: stream, version: version, type: type, data: .object(data)))
         }
         func create(_ id: String, badge: Int64? = nil, updated: Int = 0) {
             var fields: [String: JSON] = ["deviceType": "ios", "deviceToken": .string("token-\(id)")]
@@ -167,7 +167,7 @@ struct LogFoldTests {
                 try await conn.enqueue(
                     """
                     INSERT INTO events (app_id, stream, version, type, data, metadata)
-                    VALUES (\(e.appId), \(e.stream), \(e.version), \(e.type), \(e.data)::jsonb, '{"keyKind":"system"}')
+                    VALUES (\(e.appId), \(e.stream), \(e.version), \(e.type), \(e.storedData)::jsonb, '{"keyKind":"system"}')
                     """)
             }
         }
@@ -197,33 +197,51 @@ struct LogFoldTests {
 
 @Suite("Rebuild: the log scan", .requiresPostgreSQL)
 struct LogScanTests {
-    /// A PushTargeted page reaches the projections as the number of its targets (what `counted` reads), every
-    /// other key kept; other events, and a PushTargeted whose targets are not an array, pass unchanged.
-    @Test("a PushTargeted's targets travel as their number, everything else as written")
+    /// A PushTargeted page reaches the projections as the number of its targets, everything else as written; an
+    /// event whose data its kind cannot read (targets that are not a list) stops the scan rather than being
+    /// projected as something else.
+    @Test("a PushTargeted's targets travel as their number, everything else as written; bad data stops the scan")
     func targetsTravelAsTheirNumber() async throws {
         let db = try await TestDatabase.make()
-        let targets = JSON.array((0..<37).map { i in ["o": .string("i\(i)"), "t": "ios", "k": .string("tok\(i)")] })
-        let written: [ProjectedEvent] = [
-            ProjectedEvent(
-                appId: "scan", stream: "push:p1", version: 1, type: PushEvent.targeted,
-                data: ["objectId": "p1", "batch": 0, "at": "2026-01-01T00:00:00.000Z", "targets": targets]),
-            ProjectedEvent(
-                appId: "scan", stream: "push:p2", version: 1, type: PushEvent.targeted,
-                data: ["objectId": "p2", "batch": 0, "targets": "not a list"]),
-            ProjectedEvent(
-                appId: "scan", stream: "push:p1", version: 2, type: PushEvent.completed,
-                data: ["objectId": "p1", "targets": ["kept"]]),
-        ]
-        try await LogFoldTests.append(written, to: db)
+        let targets = (0..<37).map { i in
+            PushTarget(objectId: "i\(i)", deviceType: "ios", token: "tok\(i)", profile: nil, badge: nil)
+        }
+        let page = PushTargeted(objectId: "p1", batch: 0, targets: targets, at: "2026-01-01T00:00:00.000Z")
+        let completed = PushMilestone(objectId: "p1", at: "2026-01-01T00:00:01.000Z")
+        try await db.ledger.pool.withTransaction { conn in
+            for (version, type, data) in [(1, PushEvent.targeted, page.json), (2, PushEvent.completed, completed.json)]
+            {
+                _ = try await conn.query(
+                    """
+                    INSERT INTO events (app_id, stream, version, type, data, metadata)
+                    VALUES ('scan', 'push:p1', \(version), \(type), \(data)::jsonb, '{}')
+                    """)
+            }
+        }
         var read: [ProjectedEvent] = []
         try await db.ledger.pool.withTransaction(isolation: .repeatableRead) { conn in
             try await db.ledger.events.forEachPage(skipping: [], pageSize: 2, sharingSnapshotOf: conn) { read += $0 }
         }
-        #expect(read.map(\.type) == written.map(\.type))
-        #expect(read[0].data == ["objectId": "p1", "batch": 0, "at": "2026-01-01T00:00:00.000Z", "targetCount": 37])
-        #expect(try PushTargeted.counted(read[0].data).devices == 37)
-        #expect(read[1].data == written[1].data)
-        #expect(read[2].data == written[2].data)
+        #expect(read.map(\.type) == [PushEvent.targeted, PushEvent.completed])
+        guard case .push(.targeted(let counted)) = read[0].event else {
+            Issue.record("read \(read[0].event)")
+            return
+        }
+        #expect(counted.devices == 37 && counted.targets.isEmpty && counted.batch == 0 && counted.at == page.at)
+        #expect(read[1].event == .push(.completed(completed)))
+
+        try await db.ledger.pool.withTransaction { conn in
+            _ = try await conn.query(
+                """
+                INSERT INTO events (app_id, stream, version, type, data, metadata)
+                VALUES ('scan', 'push:p2', 1, \(PushEvent.targeted), '{"objectId":"p2","batch":0,"targets":"not a list"}', '{}')
+                """)
+        }
+        await #expect(throws: MalformedPayload.self) {
+            try await db.ledger.pool.withTransaction(isolation: .repeatableRead) { conn in
+                try await db.ledger.events.forEachPage(skipping: [], pageSize: 2, sharingSnapshotOf: conn) { _ in }
+            }
+        }
     }
 
     /// `meanwhile` (a rebuild's folds) runs its statements inline on the writing connection's thread; the first
@@ -235,8 +253,9 @@ struct LogScanTests {
         let db = try await TestDatabase.make()
         try await LogFoldTests.append(
             [
-                ProjectedEvent(
-                    appId: "scan", stream: "push:p1", version: 1, type: PushEvent.completed, data: ["objectId": "p1"])
+                try ProjectedEvent(
+                    appId: "scan", stream: "push:p1", version: 1, type: PushEvent.completed,
+                    data: PushMilestone(objectId: "p1", at: "2026-01-01T00:00:00.000Z").json)
             ], to: db)
         var read = 0
         try await db.ledger.pool.withTransaction(isolation: .repeatableRead) { conn in
@@ -262,5 +281,22 @@ struct LogScanTests {
             ) { read += $0.count }
         }
         #expect(read == 1)
+    }
+}
+
+extension ProjectedEvent {
+    /// The data to store for it in a test's log. A page of targets (read counted, as projections read it) is
+    /// stored as the rebuild's scan hands it on: its number of targets in place of the list.
+    var storedData: JSON {
+        switch event {
+        case .push(.targeted(let page)):
+            [
+                "objectId": .string(page.objectId), "batch": .int(page.batch), "at": .string(page.at),
+                PushTargeted.targetCountKey: .int(page.devices),
+            ]
+        case .push(let push): push.payload.json
+        case .installation(let change): change.json
+        case .other(_, let data): data
+        }
     }
 }

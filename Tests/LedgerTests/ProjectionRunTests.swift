@@ -31,7 +31,7 @@ struct ProjectionRunTests {
         func event(_ id: String, _ type: String, _ data: JSON) {
             versions[id, default: 0] += 1
             events.append(
-                ProjectedEvent(
+                try! ProjectedEvent(
                     appId: appId, stream: InstallationEvent.stream(id), version: versions[id]!, type: type, data: data))
         }
         func push(_ n: Int, _ type: String) {
@@ -61,7 +61,7 @@ struct ProjectionRunTests {
                     ).json
             }
             events.append(
-                ProjectedEvent(appId: appId, stream: stream, version: versions[stream]!, type: type, data: data))
+                try! ProjectedEvent(appId: appId, stream: stream, version: versions[stream]!, type: type, data: data))
         }
         for n in 0..<400 {
             let id = "i\(rng.next() % 12)"
@@ -80,30 +80,33 @@ struct ProjectionRunTests {
             case 0, 1:
                 live.insert(id)
                 let fields: [String: JSON] = ["deviceType": "ios", "deviceToken": .string("tok-\(id)"), "badge": 3]
-                event(id, InstallationEvent.created, InstallationEvent.createdData(objectId: id, fields: fields, at: t))
+                event(id, InstallationEvent.created, InstallationCreated(objectId: id, fields: fields, at: t).json)
             case 2:
                 event(
                     id, InstallationEvent.updated,
-                    InstallationEvent.updatedData(
-                        objectId: id, set: ["channels": .array([.string("c\(rng.next() % 3)")])], unset: [], at: t))
+                    InstallationUpdated(
+                        objectId: id, set: ["channels": .array([.string("c\(rng.next() % 3)")])], unset: [],
+                        updatedAt: t
+                    ).json)
             case 3:
-                event(id, InstallationEvent.badgeReset, InstallationEvent.touchData(objectId: id, at: t))
+                event(id, InstallationEvent.badgeReset, BadgeChanged(objectId: id, resetAt: t).json)
             case 4:
                 let badge = rng.next() % 3 == 0 ? nil : Int64(rng.next() % 9)
-                event(
-                    id, InstallationEvent.badgeIncremented,
-                    InstallationEvent.touchData(objectId: id, at: t, badge: badge))
+                var data: [String: JSON] = ["objectId": .string(id), "updatedAt": .string(t)]
+                if let badge { data["badge"] = .int(badge) }
+                event(id, InstallationEvent.badgeIncremented, .object(data))
             case 5:
                 live.remove(id)
-                event(id, InstallationEvent.deleted, InstallationEvent.removedData(objectId: id, reason: "test", at: t))
+                event(id, InstallationEvent.deleted, InstallationRemoved(objectId: id, reason: "test", at: t).json)
             default:
                 let push = rng.next() % 4 == 0 ? nil : "push\(rng.next() % 3)"
                 event(
                     id, InstallationEvent.opened,
-                    InstallationEvent.openedData(
+                    AppOpened(
                         objectId: id, at: t, updatedAt: t, kind: push == nil ? "app" : "push",
                         platform: rng.next() % 2 == 0 ? "ios" : "android", pushId: push,
-                        attribution: push == nil ? nil : "explicit", deliveredAt: push == nil ? nil : at(n - 3)))
+                        attribution: push == nil ? nil : "explicit", deliveredAt: push == nil ? nil : at(n - 3)
+                    ).json)
             }
         }
         return events

@@ -61,7 +61,7 @@ struct RandomHistory {
             tick += 1
             let fields: [String: JSON] = ["deviceType": "ios", "deviceToken": .string(token)]
             installation(
-                id, InstallationEvent.created, InstallationEvent.createdData(objectId: id, fields: fields, at: at()))
+                id, InstallationEvent.created, InstallationCreated(objectId: id, fields: fields, at: at()).json)
         }
         tick += 1
         installation(
@@ -88,7 +88,8 @@ struct RandomHistory {
 
     private mutating func append(_ stream: String, _ type: String, _ data: JSON) {
         versions[stream, default: 0] += 1
-        events.append(ProjectedEvent(appId: app, stream: stream, version: versions[stream]!, type: type, data: data))
+        events.append(
+            try! ProjectedEvent(appId: app, stream: stream, version: versions[stream]!, type: type, data: data))
     }
 
     private mutating func installation(_ id: String, _ type: String, _ data: JSON) {
@@ -152,7 +153,8 @@ struct RandomHistory {
             }
         }
         installation(
-            id, InstallationEvent.updated, InstallationEvent.updatedData(objectId: id, set: set, unset: unset, at: at())
+            id, InstallationEvent.updated,
+            InstallationUpdated(objectId: id, set: set, unset: unset, updatedAt: at()).json
         )
     }
 
@@ -165,7 +167,7 @@ struct RandomHistory {
             installation(id, type, .object(data))
             return
         }
-        installation(id, type, InstallationEvent.touchData(objectId: id, at: at()))
+        installation(id, type, BadgeChanged(objectId: id, resetAt: at()).json)
     }
 
     /// An app open, or a push open naming a push delivered earlier; `removed`: of an installation that is gone
@@ -176,10 +178,11 @@ struct RandomHistory {
         let push = next(4) == 0 ? nil : pushes.filter { delivered[$0] != nil }.randomElement(using: &rng)
         installation(
             id, InstallationEvent.opened,
-            InstallationEvent.openedData(
+            AppOpened(
                 objectId: id, at: at(), updatedAt: at(), kind: push == nil ? "app" : "push",
                 platform: next(2) == 0 ? "ios" : "android", pushId: push, attribution: push == nil ? nil : "explicit",
-                deliveredAt: push.map { at(delivered[$0]) }))
+                deliveredAt: push.map { at(delivered[$0]) }
+            ).json)
     }
 
     private mutating func remove(_ type: String) {
@@ -197,7 +200,7 @@ struct RandomHistory {
                     "since": .string(at(since)), "at": .string(at()),
                 ])
         } else {
-            installation(id, type, InstallationEvent.removedData(objectId: id, reason: "test", at: at()))
+            installation(id, type, InstallationRemoved(objectId: id, reason: "test", at: at()).json)
         }
     }
 

@@ -93,9 +93,10 @@ struct RandomInstallationWorkload {
         case .opened:
             try await ReplayTestSupport.append(
                 db, app: appId, objectId: pick!, InstallationEvent.opened,
-                InstallationEvent.openedData(
+                AppOpened(
                     objectId: pick!, at: now, updatedAt: now, kind: "app", platform: "ios",
-                    pushId: nil, attribution: nil, deliveredAt: nil))
+                    pushId: nil, attribution: nil, deliveredAt: nil
+                ).json)
         case .delete:
             try await store.delete(appId: appId, objectId: pick!, metadata: meta)
             forget(pick!)
@@ -110,16 +111,17 @@ struct RandomInstallationWorkload {
         case .expire:
             try await ReplayTestSupport.append(
                 db, app: appId, objectId: pick!, InstallationEvent.expired,
-                InstallationEvent.removedData(objectId: pick!, reason: "expired", at: now))
+                InstallationRemoved(objectId: pick!, reason: "expired", at: now).json)
             forget(pick!)
         case .touchRemoved:
             // An open recorded after the installation went: the projection's UPDATE matches nothing.
             let gone = removed.randomElement(using: &rng)!
             try await ReplayTestSupport.append(
                 db, app: appId, objectId: gone.objectId, InstallationEvent.opened,
-                InstallationEvent.openedData(
+                AppOpened(
                     objectId: gone.objectId, at: now, updatedAt: now, kind: "app",
-                    platform: "ios", pushId: nil, attribution: nil, deliveredAt: nil))
+                    platform: "ios", pushId: nil, attribution: nil, deliveredAt: nil
+                ).json)
         }
     }
 

@@ -3,6 +3,7 @@ import Ledger
 import Postgres
 import PushCore
 import TestSupport
+import Testing
 
 /// Helpers shared by the Replay tests: events the HTTP API does not append yet (opens, badge increments,
 /// invalidation, expiry) are appended through the ledger as their real producers would.
@@ -12,7 +13,8 @@ enum ReplayTestSupport {
         let stream = InstallationEvent.stream(objectId)
         try await db.ledger.events.write(appId: app, metadata: .system("test"), lockKeys: [stream]) { tx in
             let version = try await tx.currentVersion(of: stream)
-            try await tx.append(stream: stream, expectedVersion: version, [NewEvent(type, data)])
+            let event = try #require(try InstallationLogEvent(type: type, json: data))
+            try await tx.append(stream: stream, expectedVersion: version, [NewEvent(event)])
         }
     }
 
@@ -26,11 +28,7 @@ enum ReplayTestSupport {
             tx.claimNewStream(stream)
             try await tx.append(
                 stream: stream, expectedVersion: 0,
-                [
-                    NewEvent(
-                        InstallationEvent.created,
-                        InstallationEvent.createdData(objectId: objectId, fields: fields, at: LeanDate.format(at)))
-                ])
+                [NewEvent(.created(InstallationCreated(objectId: objectId, fields: fields, at: LeanDate.format(at))))])
         }
         return objectId
     }

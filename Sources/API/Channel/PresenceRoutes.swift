@@ -27,7 +27,7 @@ public struct PresenceRoutes: Sendable {
             throw LeanError.notFound()
         }
         let presence = try await channel.ledger.presence(appId: app.appId, objectId: objectId)
-        return Self.rendered(presence, now: channel.ledger.now(), window: channel.onlineWindow)
+        return Self.rendered(presence, now: channel.ledger.clock.now(), window: channel.onlineWindow)
     }
 
     /// `online` is true while the device holds a connection that was heard from within the online window

@@ -22,12 +22,12 @@ extension ConsoleRoutes {
         do {
             let (body, devices) = try send.body()
             if form["action"] == "send" {
-                let accepted = try await services.pushRequests.submit(
+                let accepted = try await services.pushSubmission.submit(
                     body, devices: devices, headerProd: nil, app: app, rights: .master,
                     metadata: context.metadata(for: request))
                 return Response.redirect(to: "/console/pushes/\(accepted.objectId)?notice=sent", type: .normal)
             }
-            let parsed = try await services.pushRequests.validate(
+            let parsed = try await services.pushSubmission.validate(
                 body, devices: devices, headerProd: nil, app: app, rights: .master, now: services.pushes.clock.now())
             let preview = try await services.targeting.preview(parsed, app: app)
             values["preview"] =

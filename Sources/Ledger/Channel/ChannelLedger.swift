@@ -41,16 +41,13 @@ public struct ChannelLedger: Sendable {
     /// The NOTIFY channel announcing recorded batches' messages (payload `<appId>\t<pushId>\t<batch>`).
     public static let notifyChannel = ChannelStore.notifyChannel
 
-    /// The ledger's clock (tests move it).
-    public func now() -> Date { store.clock.now() }
-
     /// Messages kept per device when the app does not set `channel.max_pending`.
     public static let defaultCap = AppSettings.defaults["channel.max_pending"]?.intValue ?? 100
 
     /// A recorded batch's messages that still wait (for the process whose devices are connected).
     public func batch(appId: String, pushId: String, batchNo: Int) async throws -> [ChannelMessage] {
         try await ChannelStore.batch(
-            appId: appId, pushId: pushId, batchNo: batchNo, now: store.clock.now(), on: store.pool)
+            appId: appId, pushId: pushId, batchNo: batchNo, now: clock.now(), on: store.pool)
     }
 
     /// The device's waiting messages, oldest first, leaving out those already in flight.
@@ -61,7 +58,7 @@ public struct ChannelLedger: Sendable {
     {
         try await ChannelStore.pending(
             appId: appId, installationId: installationId, excluding: excluding, limit: limit,
-            now: store.clock.now(), on: store.pool)
+            now: clock.now(), on: store.pool)
     }
 
     /// How many messages were dropped over the device's cap since it was last told.
@@ -89,7 +86,7 @@ public struct ChannelLedger: Sendable {
     /// Ends every message past its expiration as an error `Expired` of its push. Returns how many.
     @discardableResult
     public func expire() async throws -> Int {
-        let now = store.clock.now()
+        let now = clock.now()
         var total = 0
         for (appId, pushId) in try await ChannelStore.expiredPushes(now: now, limit: 100, on: store.pool) {
             total += try await store.write(
@@ -132,7 +129,7 @@ public struct ChannelLedger: Sendable {
         _ delete: @escaping @Sendable (PGConnection, Date) async throws -> [ChannelMessage]
     ) async throws -> Int {
         guard !pushIds.isEmpty else { return 0 }
-        let now = store.clock.now()
+        let now = clock.now()
         return try await store.write(
             appId: appId, metadata: .system("channel"), lockKeys: pushIds.map(PushEvent.stream)
         ) { tx in
@@ -225,7 +222,7 @@ public struct ChannelLedger: Sendable {
     /// Marks the live sessions of this process as heard from now (a heartbeat, not an event), and forgets
     /// heartbeats a day old: their sessions ended long ago.
     public func touch(sessions: [String]) async throws {
-        let now = store.clock.now()
+        let now = clock.now()
         try await store.pool.query(
             """
             INSERT INTO channel_heartbeats (session, last_seen)

@@ -15,7 +15,7 @@ public struct PresenceProjection: Projection {
     }
 
     public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
-        let d = event.data
+        guard case .other(_, let d) = event.event else { return }
         guard let objectId = d["objectId"]?.stringValue, let session = d["session"]?.stringValue,
             let at = d["at"]?.stringValue
         else { return }

@@ -25,7 +25,7 @@ extension EventStore {
             try await reader.execute(unsafeScript: "SET LOCAL cursor_tuple_fraction = 1")
             let excluded = excluding.reduce(PGQuery(unsafeSQL: "")) { "\($0) AND NOT (\($1))" }
             // A PushTargeted's targets (most of a log's bytes: every device of every push) travel as their
-            // number: the projections only count them (`PushTargeted.counted`).
+            // number: the projections only count them (`TargetReading.counted`).
             try await reader.query(
                 """
                 DECLARE log_scan NO SCROLL CURSOR FOR
@@ -39,7 +39,7 @@ extension EventStore {
                 """)
             let fetch: @Sendable () async throws -> [ProjectedEvent] = {
                 try await reader.query("FETCH \(unsafeRaw: String(pageSize)) FROM log_scan").map {
-                    ProjectedEvent(
+                    try ProjectedEvent(
                         appId: try $0.string("app_id"), stream: try $0.string("stream"),
                         version: try $0.int("version"), type: try $0.string("type"), data: try $0.json("data"))
                 }

@@ -64,7 +64,7 @@ public struct EventStore: Sendable {
                 }
                 return value
             }
-            LedgerMetrics.committed(transactions.flatMap(\.appendedTypes))
+            LedgerMetrics.committed(transactions.flatMap(\.appendedEvents))
             return value
         } catch {
             throw LedgerTransaction.translate(error, appendedBy: transactions)

@@ -3,21 +3,32 @@ import PushCore
 
 /// Series counted when events commit (through swift-metrics; `serve` picks the Prometheus backend).
 enum LedgerMetrics {
-    /// The push status an event type ends in or starts, for `pushledger_pushes_total{status}`.
-    static let pushStatus: [String: String] = [
-        PushEvent.requested: "requested", PushEvent.completed: "done", PushEvent.failed: "failed",
-        PushEvent.cancelled: "cancelled", PushEvent.expired: "expired",
-    ]
+    /// The push status an event ends in or starts, for `pushledger_pushes_total{status}`.
+    static func pushStatus(_ event: LedgerEvent) -> String? {
+        guard case .push(let push) = event else { return nil }
+        switch push {
+        case .requested: return "requested"
+        case .completed: return "done"
+        case .failed: return "failed"
+        case .cancelled: return "cancelled"
+        case .expired: return "expired"
+        default: return nil
+        }
+    }
 
-    static func committed(_ types: [String]) {
-        guard !types.isEmpty else { return }
+    static func committed(_ events: [LedgerEvent]) {
+        guard !events.isEmpty else { return }
         var byType: [String: Int64] = [:]
-        for type in types { byType[type, default: 0] += 1 }
+        var byStatus: [String: Int64] = [:]
+        for event in events {
+            byType[event.type, default: 0] += 1
+            if let status = pushStatus(event) { byStatus[status, default: 0] += 1 }
+        }
         for (type, count) in byType {
             Counter(label: "pushledger_events_appended_total", dimensions: [("type", type)]).increment(by: count)
-            if let status = pushStatus[type] {
-                Counter(label: "pushledger_pushes_total", dimensions: [("status", status)]).increment(by: count)
-            }
+        }
+        for (status, count) in byStatus {
+            Counter(label: "pushledger_pushes_total", dimensions: [("status", status)]).increment(by: count)
         }
     }
 }

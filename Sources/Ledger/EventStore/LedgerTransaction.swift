@@ -12,8 +12,8 @@ public final class LedgerTransaction: @unchecked Sendable {
     let inlineProjections: [any Projection]
     private(set) var lockedKeys: Set<String>
     private(set) var appendedStreams: Set<String> = []
-    /// The type of every event appended, for the metrics counted once the transaction commits.
-    private(set) var appendedTypes: [String] = []
+    /// Every event appended, for the metrics counted once the transaction commits.
+    private(set) var appendedEvents: [LedgerEvent] = []
     /// Every append's stream and expected version, to name the stream of a conflict reported later.
     private var appends: [(stream: String, expectedVersion: Int)] = []
 
@@ -135,12 +135,11 @@ public final class LedgerTransaction: @unchecked Sendable {
                 streams.append(append.stream)
                 versions.append(String(version))
                 types.append(event.type)
-                tx.appendedTypes.append(event.type)
+                tx.appendedEvents.append(event.event)
                 datas.append(event.storedText ?? event.data.encoded())
                 metadatas.append(metadata)
                 projected.append(
-                    ProjectedEvent(
-                        appId: appId, stream: append.stream, version: version, type: event.type, data: event.data))
+                    ProjectedEvent(appId: appId, stream: append.stream, version: version, event: event.event))
             }
         }
         // The events' data goes as one JSON array: each is JSON already, so it is joined as it is, where an

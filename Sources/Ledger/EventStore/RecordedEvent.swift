@@ -1,29 +1,39 @@
 import Foundation
 import PushCore
 
-/// An event to append: its type and JSON data.
+/// An event to append: its kind and payload, and the data stored for it.
 public struct NewEvent: Sendable {
-    public let type: String
-    /// What the inline projections are handed (`ProjectedEvent.data`): the stored data, except for a page of
-    /// targets (below).
-    public let data: JSON
+    /// What the inline projections are handed (`ProjectedEvent.event`).
+    public let event: LedgerEvent
+    public var type: String { event.type }
+    /// The data, encoded when written, unless `storedText` is.
+    let data: JSON
     /// The data as stored, when it is written apart from `data`; nil: `data` encoded.
     let storedText: String?
 
+    /// An event of a family whose readers read its data as a map (apps, objects, presence, usage): the
+    /// typed families are appended through their own initialisers, so that their payloads are checked.
     public init(_ type: String, _ data: JSON) {
-        self.type = type
+        precondition(!LedgerEvent.isTyped(type), "\(type) is appended as its typed event")
+        self.event = .other(type: type, data: data)
         self.data = data
+        self.storedText = nil
+    }
+
+    /// An installation stream's event.
+    public init(_ event: InstallationLogEvent) {
+        self.event = .installation(event)
+        self.data = event.json
         self.storedText = nil
     }
 
     /// A push stream's event: the type is its kind's, the data its payload's. A page of targets
     /// (`PushTargeted`), the fan-out's largest event, is stored whole, its text written straight from the
-    /// targets (`encodedText`); the inline projections are handed the page with its targets counted
-    /// (`countedJSON`), as a rebuild hands them every page, since none reads more than their number.
+    /// targets (`encodedText`); the inline projections read only their number (`PushTargeted.devices`).
     init(_ event: PushLogEvent) {
-        self.type = event.type
+        self.event = .push(event)
         if case .targeted(let page) = event {
-            self.data = page.countedJSON
+            self.data = [:]
             self.storedText = page.encodedText
         } else {
             self.data = event.payload.json
@@ -45,6 +55,11 @@ public struct RecordedEvent: Sendable {
     public let recordedAt: Date
 
     public var checkpoint: Checkpoint { Checkpoint(transactionId: transactionId, position: position) }
+
+    /// Its kind and payload, for a reader that shows or explains it (projections are handed theirs decoded).
+    public func decoded(targets: TargetReading = .whole) throws -> LedgerEvent {
+        try LedgerEvent(type: type, data: data, targets: targets)
+    }
 }
 
 /// A place in the global order: (transaction id, position). Everything at or before it has been read.

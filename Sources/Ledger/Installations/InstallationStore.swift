@@ -141,14 +141,10 @@ public struct InstallationStore: Sendable {
         let stream = InstallationEvent.stream(objectId)
         tx.claimNewStream(stream)
         var events = [
-            NewEvent(
-                InstallationEvent.created,
-                InstallationEvent.createdData(
-                    objectId: objectId, fields: update.fields, at: now))
+            NewEvent(.created(InstallationCreated(objectId: objectId, fields: update.fields, at: now)))
         ]
         if update.resetsBadge {
-            events.append(
-                NewEvent(InstallationEvent.badgeReset, InstallationEvent.touchData(objectId: objectId, at: now)))
+            events.append(NewEvent(.badgeReset(BadgeChanged(objectId: objectId, resetAt: now))))
         }
         return (
             .init(tx, stream: stream, expectedVersion: 0, events: events),
@@ -187,9 +183,8 @@ public struct InstallationStore: Sendable {
             guard let current = try await Self.load(objectId, appId: appId, on: tx.connection) else {
                 throw LeanError.notFound()
             }
-            let data = InstallationEvent.removedData(objectId: objectId, reason: "api", at: LeanDate.format(now))
-            try await tx.append(
-                stream: stream, expectedVersion: current.version, [NewEvent(InstallationEvent.deleted, data)])
+            let removed = InstallationRemoved(objectId: objectId, reason: "api", at: LeanDate.format(now))
+            try await tx.append(stream: stream, expectedVersion: current.version, [NewEvent(.deleted(removed))])
         }
     }
 
@@ -221,14 +216,12 @@ public struct InstallationStore: Sendable {
         if !set.isEmpty || !update.unset.isEmpty || !resets {
             events.append(
                 NewEvent(
-                    InstallationEvent.updated,
-                    InstallationEvent.updatedData(
-                        objectId: current.objectId, set: set, unset: update.unset, at: now)))
+                    .updated(
+                        InstallationUpdated(objectId: current.objectId, set: set, unset: update.unset, updatedAt: now))
+                ))
         }
         if resets {
-            events.append(
-                NewEvent(InstallationEvent.badgeReset, InstallationEvent.touchData(objectId: current.objectId, at: now))
-            )
+            events.append(NewEvent(.badgeReset(BadgeChanged(objectId: current.objectId, resetAt: now))))
         }
         return .init(
             tx, stream: InstallationEvent.stream(current.objectId), expectedVersion: current.version, events: events)

@@ -73,13 +73,12 @@ public struct OpenStore: Sendable {
         }
         // updatedAt only ever moves forward: a late report of an old open does not age the installation.
         let updatedAt = max(try row.date("updated_at"), openedAt)
-        let data = InstallationEvent.openedData(
+        let opened = AppOpened(
             objectId: objectId, at: LeanDate.format(openedAt), updatedAt: LeanDate.format(updatedAt),
             kind: pushId == nil ? AppOpen.Kind.app.rawValue : AppOpen.Kind.push.rawValue,
             platform: try row.string("device_type"), pushId: pushId, attribution: attribution, deliveredAt: deliveredAt)
         let stream = InstallationEvent.stream(objectId)
-        try await tx.append(
-            stream: stream, expectedVersion: try row.int("version"), [NewEvent(InstallationEvent.opened, data)])
+        try await tx.append(stream: stream, expectedVersion: try row.int("version"), [NewEvent(.opened(opened))])
         return Recorded(installationId: objectId, pushId: pushId, attribution: attribution)
     }
 

@@ -21,29 +21,24 @@ public struct PushStatsProjection: Projection {
     }
 
     public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
-        let d = event.data
         let app = event.appId
-        let at = d["at"]?.stringValue
         let stats = "\(schema).push_stats"
-        switch event.type {
-        case PushEvent.requested:
-            let requested = try PushRequested(json: d)
+        switch event.event {
+        case .push(.requested(let requested)):
             try await conn.enqueue(
                 """
                 INSERT INTO \(unsafeRaw: stats) (app_id, push_id, notification_id, created_at)
                 VALUES (\(app), \(requested.objectId), \(requested.request["notification_id"]?.stringValue),
                         \(requested.at)::timestamptz)
                 """)
-        case PushEvent.targeted:
-            let (pushId, devices) = try PushTargeted.counted(d)
+        case .push(.targeted(let page)):
             try await conn.enqueue(
                 .reusingPlan(
                     """
-                    UPDATE \(unsafeRaw: stats) SET devices = devices + \(devices)
-                    WHERE app_id = \(app) AND push_id = \(pushId)
+                    UPDATE \(unsafeRaw: stats) SET devices = devices + \(page.devices)
+                    WHERE app_id = \(app) AND push_id = \(page.objectId)
                     """))
-        case PushEvent.batchDelivered:
-            let b = try BatchDelivered(json: d)
+        case .push(.batchDelivered(let b)):
             let vendors = JSON.object((b.vendorSuccesses ?? [:]).mapValues { .int($0) })
             try await conn.enqueue(
                 .reusingPlan(
@@ -61,23 +56,23 @@ public struct PushStatsProjection: Projection {
             ]
             for (platform, count) in counts where count > 0 {
                 try await addDaily(
-                    app: app, at: at, platform: platform.rawValue, "successes", count, on: conn, schema: schema)
+                    app: app, at: b.at, platform: platform.rawValue, "successes", count, on: conn, schema: schema)
             }
-        case PushEvent.channelAcked, PushEvent.channelExpired, PushEvent.channelDropped:
-            try await applyChannelResults(event, on: conn, schema: schema)
-        case InstallationEvent.opened:
-            try await applyOpen(event, on: conn, schema: schema)
+        case .push(let push):
+            if let ending = push.channelEnding {
+                try await applyChannelResults(ending, appId: app, on: conn, schema: schema)
+            }
+        case .installation(.opened(let open)):
+            try await applyOpen(open, appId: app, on: conn, schema: schema)
         default:
             break
         }
     }
 
-    private func applyOpen(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
-        let d = event.data
-        let app = event.appId
-        let at = d["at"]?.stringValue
-        let platform = d["platform"]?.stringValue ?? ""
-        guard let pushId = d["pushId"]?.stringValue else {
+    private func applyOpen(_ open: AppOpened, appId app: String, on conn: PGConnection, schema: String) async throws {
+        let at = open.at
+        let platform = open.platform ?? ""
+        guard let pushId = open.pushId else {
             try await addDaily(app: app, at: at, platform: platform, "app_opens", 1, on: conn, schema: schema)
             return
         }
@@ -89,8 +84,8 @@ public struct PushStatsProjection: Projection {
             WITH opened AS (
                 INSERT INTO \(unsafeRaw: schema).push_opens
                     (app_id, push_id, installation_id, platform, first_open_at, seconds_to_open, opens)
-                VALUES (\(app), \(pushId), \(d["objectId"]?.stringValue), \(platform), \(at)::timestamptz,
-                        extract(epoch FROM \(at)::timestamptz - \(d["deliveredAt"]?.stringValue)::timestamptz), 1)
+                VALUES (\(app), \(pushId), \(open.objectId), \(platform), \(at)::timestamptz,
+                        extract(epoch FROM \(at)::timestamptz - \(open.deliveredAt)::timestamptz), 1)
                 ON CONFLICT (app_id, push_id, installation_id) DO UPDATE SET opens = push_opens.opens + 1
                 RETURNING (xmax = 0)::int AS first),
             counted AS (
@@ -120,9 +115,12 @@ public struct PushStatsProjection: Projection {
     }
 
     /// Own-channel messages that ended: acks count as successes of their platform, the rest as errors.
-    private func applyChannelResults(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
-        let r = try ChannelResults(json: event.data)
-        let acked = ChannelResults.reason(of: event.type) == nil
+    private func applyChannelResults(
+        _ ending: (results: ChannelResults, errorReason: String?), appId: String, on conn: PGConnection,
+        schema: String
+    ) async throws {
+        let r = ending.results
+        let acked = ending.errorReason == nil
         let android = acked ? r.platforms["android"] ?? 0 : 0
         let windows = acked ? r.platforms["windows"] ?? 0 : 0
         // Acked Android messages are the own channel's successes (`lcSuccesses`, SPEC §12.3).
@@ -134,12 +132,12 @@ public struct PushStatsProjection: Projection {
                 windows_successes = windows_successes + \(windows),
                 vendor_successes = (SELECT \(unsafeRaw: PushCounterRun.addedCounts("vendor_successes", "x.v"))
                                     FROM (SELECT \(ownChannel)::jsonb AS v) AS x)
-            WHERE app_id = \(event.appId) AND push_id = \(r.objectId)
+            WHERE app_id = \(appId) AND push_id = \(r.objectId)
             """)
         guard acked else { return }
         for (platform, count) in r.platforms.sorted(by: { $0.key < $1.key }) where count > 0 {
             try await addDaily(
-                app: event.appId, at: r.at, platform: platform, "successes", count, on: conn, schema: schema)
+                app: appId, at: r.at, platform: platform, "successes", count, on: conn, schema: schema)
         }
     }
 
@@ -149,9 +147,8 @@ public struct PushStatsProjection: Projection {
         try await applyRuns(
             events, on: conn, schema: schema,
             kind: { event in
-                guard event.type == InstallationEvent.opened else { return PushCounterRun.kind(event) }
-                return event.data["pushId"]?.stringValue != nil && event.data["objectId"]?.stringValue != nil
-                    ? event.type : nil
+                guard case .installation(.opened(let open)) = event.event else { return PushCounterRun.kind(event) }
+                return open.pushId != nil ? event.type : nil
             }
         ) { kind, run in
             guard kind == InstallationEvent.opened else {
@@ -198,15 +195,19 @@ public struct PushStatsProjection: Projection {
     /// `xmax = 0` again tells the pairs opened for the first time. Push opens count on the local day of each
     /// open, unique ones on the day and platform of the first.
     private func openAll(_ events: [ProjectedEvent], schema: String) -> PGQuery {
-        func texts(_ key: String) -> [String] { events.map { $0.data[key]?.stringValue ?? "" } }
+        let opens = events.compactMap { event -> AppOpened? in
+            guard case .installation(.opened(let open)) = event.event else { return nil }
+            return open
+        }
+        func texts(_ value: (AppOpened) -> String?) -> [String] { opens.map { value($0) ?? "" } }
         let app = events[0].appId
         let zone = LocalTime.zone(appId: app, schema: schema)
         return .reusingPlan(
             """
             WITH e AS (
                 SELECT p, i, pl, nullif(at, '')::timestamptz AS at, dl, ord, count(*) OVER (PARTITION BY p, i) AS n
-                FROM unnest(\(texts("pushId"))::text[], \(texts("objectId"))::text[], \(texts("platform"))::text[],
-                            \(texts("at"))::text[], \(events.map { $0.data["deliveredAt"]?.stringValue ?? "" })::text[])
+                FROM unnest(\(texts(\.pushId))::text[], \(texts(\.objectId))::text[], \(texts(\.platform))::text[],
+                            \(texts(\.at))::text[], \(texts(\.deliveredAt))::text[])
                     WITH ORDINALITY AS x(p, i, pl, at, dl, ord)),
             firsts AS (SELECT DISTINCT ON (p, i) * FROM e ORDER BY p, i, ord),
             opened AS (

@@ -20,7 +20,7 @@ public struct AppProjection: Projection {
     }
 
     public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
-        let d = event.data
+        guard case .other(_, let d) = event.event else { return }
         let table = "\(schema).apps"
         if event.type == AppEvent.created {
             try await conn.enqueue(

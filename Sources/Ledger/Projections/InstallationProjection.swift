@@ -10,72 +10,61 @@ public struct InstallationProjection: Projection {
 
     public init() {}
 
-    public func handles(_ eventType: String) -> Bool {
-        switch eventType {
-        case InstallationEvent.created, InstallationEvent.updated, InstallationEvent.badgeReset,
-            InstallationEvent.badgeIncremented, InstallationEvent.opened, InstallationEvent.deleted,
-            InstallationEvent.invalidated, InstallationEvent.expired:
-            return true
-        default:
-            return false
-        }
-    }
+    public func handles(_ eventType: String) -> Bool { InstallationEvent.all.contains(eventType) }
 
     public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
-        let d = event.data
-        guard let objectId = d["objectId"]?.stringValue else { return }
+        guard case .installation(let change) = event.event else { return }
+        let objectId = change.objectId
         let table = "\(schema).installations"
-        switch event.type {
-        case InstallationEvent.created:
+        switch change {
+        case .created(let created):
             // One statement: forgive the token if it was invalidated earlier, and insert the row.
             try await conn.enqueue(
                 .reusingPlan(
                     """
-                    WITH forgiven AS (\(forgiveToken(d["fields"], event: event, schema: schema)))
+                    WITH forgiven AS (\(forgiveToken(created.fields, at: created.updatedAt, appId: event.appId, schema: schema)))
                     INSERT INTO \(unsafeRaw: table) (app_id, object_id, data, created_at, updated_at, version)
-                    VALUES (\(event.appId), \(objectId), \(d["fields"] ?? [:])::jsonb,
-                            \(d["createdAt"]?.stringValue)::timestamptz, \(d["updatedAt"]?.stringValue)::timestamptz,
-                            \(event.version))
+                    VALUES (\(event.appId), \(objectId), \(JSON.object(created.fields))::jsonb,
+                            \(created.createdAt)::timestamptz, \(created.updatedAt)::timestamptz, \(event.version))
                     """))
-        case InstallationEvent.updated:
-            let unset = (d["unset"]?.arrayValue ?? []).compactMap(\.stringValue)
+        case .updated(let updated):
             try await conn.enqueue(
                 .reusingPlan(
                     """
-                    WITH forgiven AS (\(forgiveToken(d["set"], event: event, schema: schema)))
+                    WITH forgiven AS (\(forgiveToken(updated.set, at: updated.updatedAt, appId: event.appId, schema: schema)))
                     UPDATE \(unsafeRaw: table)
-                    SET data = (data || \(d["set"] ?? [:])::jsonb) - \(unset)::text[],
-                        updated_at = \(d["updatedAt"]?.stringValue)::timestamptz, version = \(event.version)
+                    SET data = (data || \(JSON.object(updated.set))::jsonb) - \(updated.unset)::text[],
+                        updated_at = \(updated.updatedAt)::timestamptz, version = \(event.version)
                     WHERE app_id = \(event.appId) AND object_id = \(objectId)
                     """))
-        case InstallationEvent.badgeReset, InstallationEvent.badgeIncremented, InstallationEvent.opened:
+        case .badgeReset, .badgeIncremented, .opened:
             // Opens and badge resets keep the installation valid: they bump updatedAt (SPEC §6). A badge
             // incremented by a push is not the device's doing, so it leaves updatedAt alone.
-            let badge = Self.badge(of: event)
+            let (badge, updatedAt) = Self.touch(change)
             try await conn.enqueue(
                 .reusingPlan(
                     """
                     UPDATE \(unsafeRaw: table)
                     SET data = CASE WHEN \(badge)::jsonb = 'null'::jsonb THEN data
                                     ELSE jsonb_set(data, '{badge}', \(badge)::jsonb) END,
-                        updated_at = coalesce(\(d["updatedAt"]?.stringValue)::timestamptz, updated_at),
+                        updated_at = coalesce(\(updatedAt)::timestamptz, updated_at),
                         version = \(event.version)
                     WHERE app_id = \(event.appId) AND object_id = \(objectId)
                     """))
-        case InstallationEvent.invalidated:
+        case .invalidated(let invalidated):
             // The provider said the token is dead: the installation goes, and the token is remembered so
             // `/push/devices` skips it until it is registered again.
-            if let token = d["token"]?.stringValue, !token.isEmpty {
+            if let token = invalidated.token, !token.isEmpty {
                 try await conn.enqueue(
                     """
                     INSERT INTO \(unsafeRaw: schema).invalid_tokens (app_id, token, reason, invalid_since)
-                    VALUES (\(event.appId), \(token), \(d["reason"]?.stringValue ?? ""), \(d["since"]?.stringValue)::timestamptz)
+                    VALUES (\(event.appId), \(token), \(invalidated.reason ?? ""), \(invalidated.since)::timestamptz)
                     ON CONFLICT (app_id, token) DO UPDATE SET reason = excluded.reason, invalid_since = excluded.invalid_since
                     """)
             }
             try await conn.enqueue(
                 "DELETE FROM \(unsafeRaw: table) WHERE app_id = \(event.appId) AND object_id = \(objectId)")
-        default:
+        case .deleted, .expired:
             try await conn.enqueue(
                 "DELETE FROM \(unsafeRaw: table) WHERE app_id = \(event.appId) AND object_id = \(objectId)")
         }
@@ -91,10 +80,9 @@ public struct InstallationProjection: Projection {
         try await applyRuns(
             events, on: conn, schema: schema,
             kind: { event -> RunKind? in
-                guard event.data["objectId"]?.stringValue != nil else { return nil }
-                switch event.type {
-                case InstallationEvent.created: return .create
-                case InstallationEvent.badgeReset, InstallationEvent.badgeIncremented, InstallationEvent.opened:
+                switch event.event {
+                case .installation(.created): return .create
+                case .installation(.badgeReset), .installation(.badgeIncremented), .installation(.opened):
                     return .touch
                 default: return nil
                 }
@@ -107,19 +95,32 @@ public struct InstallationProjection: Projection {
         }
     }
 
-    /// The badge an open or badge event leaves (JSON text; `null` leaves it alone), as `apply` computes it.
-    private static func badge(of event: ProjectedEvent) -> JSON {
-        event.type == InstallationEvent.badgeReset ? .int(0) : (event.data["badge"] ?? .null)
+    /// The badge an open or badge event leaves (JSON; `null` leaves it alone) and the `updatedAt` it sets (nil:
+    /// left alone), as `apply` computes them.
+    private static func touch(_ change: InstallationLogEvent) -> (badge: JSON, updatedAt: String?) {
+        switch change {
+        case .badgeReset(let reset): (.int(0), reset.updatedAt)
+        case .badgeIncremented(let incremented): (incremented.badge.map(JSON.int) ?? .null, incremented.updatedAt)
+        case .opened(let open): (.null, open.updatedAt)
+        default: (.null, nil)
+        }
+    }
+
+    private static func installation(_ event: ProjectedEvent) -> InstallationLogEvent? {
+        guard case .installation(let change) = event.event else { return nil }
+        return change
     }
 
     /// The `touch` branch of `apply` for several events at once. Applied in turn, an installation's events
     /// leave the last badge that is not null, the last `updatedAt` given and the last version: the same,
     /// per installation, in one UPDATE.
     private func touchAll(_ events: [ProjectedEvent], schema: String) -> PGQuery {
-        let objectIds = events.map { $0.data["objectId"]?.stringValue ?? "" }
-        let badges = events.map { Self.badge(of: $0).encoded() }
+        let changes = events.compactMap(Self.installation)
+        let objectIds = changes.map(\.objectId)
+        let touches = changes.map(Self.touch)
+        let badges = touches.map { $0.badge.encoded() }
         // "" for none: the arrays are bound as text[] without NULLs.
-        let updatedAts = events.map { $0.data["updatedAt"]?.stringValue ?? "" }
+        let updatedAts = touches.map { $0.updatedAt ?? "" }
         let versions = events.map { String($0.version) }
         return .reusingPlan(
             """
@@ -138,24 +139,20 @@ public struct InstallationProjection: Projection {
             """)
     }
 
-    /// The `created` statement for several events at once; nil when one lacks what the set form needs
-    /// (an object id or its dates), and then each event is applied alone.
+    /// The `created` statement for several events at once.
     private func createAll(_ events: [ProjectedEvent], schema: String) -> PGQuery? {
         var objectIds: [String] = [], datas: [String] = [], createdAts: [String] = [], updatedAts: [String] = []
         var versions: [String] = [], tokens: [String] = [], tokenAts: [String] = []
         for event in events {
-            let d = event.data
-            guard let objectId = d["objectId"]?.stringValue, let createdAt = d["createdAt"]?.stringValue,
-                let updatedAt = d["updatedAt"]?.stringValue
-            else { return nil }
-            objectIds.append(objectId)
-            datas.append((d["fields"] ?? [:]).encoded())
-            createdAts.append(createdAt)
-            updatedAts.append(updatedAt)
+            guard case .installation(.created(let created)) = event.event else { return nil }
+            objectIds.append(created.objectId)
+            datas.append(JSON.object(created.fields).encoded())
+            createdAts.append(created.createdAt)
+            updatedAts.append(created.updatedAt)
             versions.append(String(event.version))
-            for token in Self.forgivenTokens(d["fields"]) {
+            for token in Self.forgivenTokens(created.fields) {
                 tokens.append(token)
-                tokenAts.append(updatedAt)
+                tokenAts.append(created.updatedAt)
             }
         }
         return .reusingPlan(
@@ -173,18 +170,17 @@ public struct InstallationProjection: Projection {
     }
 
     /// The tokens a registration makes usable again.
-    private static func forgivenTokens(_ fields: JSON?) -> [String] {
-        ["deviceToken", "registrationId", "subscriptionUri"].compactMap { fields?[$0]?.stringValue }
+    private static func forgivenTokens(_ fields: [String: JSON]) -> [String] {
+        ["deviceToken", "registrationId", "subscriptionUri"].compactMap { fields[$0]?.stringValue }
     }
 
-    /// A token registered again after its invalidation is usable again: the DELETE that says so, as a
-    /// statement to embed (it matches nothing when the event carries no token).
-    private func forgiveToken(_ fields: JSON?, event: ProjectedEvent, schema: String) -> PGQuery {
+    /// A token registered again after its invalidation (at `at`) is usable again: the DELETE that says so, as
+    /// a statement to embed (it matches nothing when the event carries no token).
+    private func forgiveToken(_ fields: [String: JSON], at: String?, appId: String, schema: String) -> PGQuery {
         let tokens = Self.forgivenTokens(fields)
-        let at = event.data["updatedAt"]?.stringValue ?? event.data["createdAt"]?.stringValue
         return """
             DELETE FROM \(unsafeRaw: schema).invalid_tokens
-            WHERE app_id = \(event.appId) AND token = ANY(\(tokens)::text[]) AND invalid_since < \(at)::timestamptz
+            WHERE app_id = \(appId) AND token = ANY(\(tokens)::text[]) AND invalid_since < \(at)::timestamptz
             """
     }
 }

@@ -12,7 +12,7 @@ public struct ObjectProjection: Projection {
     public func handles(_ eventType: String) -> Bool { ObjectEvent.all.contains(eventType) }
 
     public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
-        let d = event.data
+        guard case .other(_, let d) = event.event else { return }
         guard let className = d["className"]?.stringValue, let objectId = d["objectId"]?.stringValue else { return }
         let table = "\(schema).objects"
         if let types = d["types"]?.objectValue, !types.isEmpty {

@@ -21,28 +21,35 @@ extension Projection {
     }
 }
 
-/// What a projection may read of an event: where it stands in its stream and what it says, never its place
-/// in the global log. Inline projections are applied while the append is still queued on the connection,
-/// before the row (and its position) exists, so a projection that needed the position could not run inline.
+/// What a projection may read of an event: where it stands in its stream and what it says (decoded once, its
+/// targets counted: no projection reads more than their number), never its place in the global log. Inline
+/// projections are applied while the append is still queued on the connection, before the row (and its
+/// position) exists, so a projection that needed the position could not run inline.
 public struct ProjectedEvent: Sendable {
     public let appId: String
     public let stream: String
     public let version: Int
-    public let type: String
-    public let data: JSON
+    public let event: LedgerEvent
+    public var type: String { event.type }
 
-    public init(appId: String, stream: String, version: Int, type: String, data: JSON) {
+    public init(appId: String, stream: String, version: Int, event: LedgerEvent) {
         self.appId = appId
         self.stream = stream
         self.version = version
-        self.type = type
-        self.data = data
+        self.event = event
+    }
+
+    /// An event read from the log (or made by a test) as its type and stored data.
+    public init(appId: String, stream: String, version: Int, type: String, data: JSON) throws {
+        self.init(
+            appId: appId, stream: stream, version: version,
+            event: try LedgerEvent(type: type, data: data, targets: .counted))
     }
 }
 
 extension RecordedEvent {
     public var projected: ProjectedEvent {
-        ProjectedEvent(appId: appId, stream: stream, version: version, type: type, data: data)
+        get throws { try ProjectedEvent(appId: appId, stream: stream, version: version, type: type, data: data) }
     }
 }
 

@@ -14,110 +14,123 @@ public struct NotificationProjection: Projection {
     }
 
     public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
-        let d = event.data
-        // An app open names its push as `pushId` (its `objectId` is the installation).
-        let pushKey = event.type == InstallationEvent.opened ? "pushId" : "objectId"
-        guard let pushId = d[pushKey]?.stringValue else { return }
         let table = "\(schema).notifications"
-        let at = d["at"]?.stringValue
-        func setStatus(_ status: String) async throws {
-            try await conn.enqueue(
-                """
-                UPDATE \(unsafeRaw: table) SET status = \(status), updated_at = \(at)::timestamptz
-                WHERE app_id = \(event.appId) AND object_id = \(pushId)
-                """)
-        }
-        switch event.type {
-        case PushEvent.requested:
-            let requested = try PushRequested(json: d)
-            let request = requested.request
-            try await conn.enqueue(
-                """
-                INSERT INTO \(unsafeRaw: table) (app_id, object_id, notification_id, data, where_query, prod, status,
-                    push_time, expiration_time, created_at, updated_at)
-                VALUES (\(event.appId), \(pushId), \(request["notification_id"]?.stringValue), \(request["data"] ?? [:])::jsonb,
-                    \(request["where"] ?? [:])::jsonb, \(request["prod"]?.stringValue ?? "prod"),
-                    \(requested.status),
-                    \(request["push_time"]?.stringValue)::timestamptz, \(request["expiration_time"]?.stringValue)::timestamptz,
-                    \(at)::timestamptz, \(at)::timestamptz)
-                """)
-        case PushEvent.targeted:
-            let count = try PushTargeted.counted(d).devices
-            try await conn.enqueue(
-                .reusingPlan(
-                    """
-                    UPDATE \(unsafeRaw: table) SET devices = devices + \(count), status = \(PushEvent.Status.inQueue),
-                        updated_at = \(at)::timestamptz
-                    WHERE app_id = \(event.appId) AND object_id = \(pushId)
-                    """))
-        case PushEvent.batchDelivered:
-            let b = try BatchDelivered(json: d)
-            let reasons = JSON.object(b.reasons.mapValues { .int($0) })
-            let vendors = JSON.object((b.vendorSuccesses ?? [:]).mapValues { .int($0) })
-            try await conn.enqueue(
-                .reusingPlan(
-                    """
-                    UPDATE \(unsafeRaw: table) SET successes = successes + \(b.successes), errors = errors + \(b.errors),
-                        error_reasons = coalesce((
-                            SELECT jsonb_object_agg(k, coalesce((error_reasons ->> k)::bigint, 0)
-                                                       + coalesce((\(reasons)::jsonb ->> k)::bigint, 0))
-                            FROM jsonb_object_keys(error_reasons || \(reasons)::jsonb) AS k), '{}'),
-                        vendor_successes = coalesce((
-                            SELECT jsonb_object_agg(k, coalesce((vendor_successes ->> k)::bigint, 0)
-                                                       + coalesce((\(vendors)::jsonb ->> k)::bigint, 0))
-                            FROM jsonb_object_keys(vendor_successes || \(vendors)::jsonb) AS k), '{}'),
-                        invalid_tokens = invalid_tokens + \(b.invalidTokens),
-                        ios_successes = ios_successes + \(b.iosSuccesses),
-                        android_successes = android_successes + \(b.androidSuccesses),
-                        windows_successes = windows_successes + \(b.windowsSuccesses ?? 0), updated_at = \(b.at)::timestamptz
-                    WHERE app_id = \(event.appId) AND object_id = \(pushId)
-                    """))
-            if let queued = b.queued, queued > 0 {
-                try await conn.enqueue(
-                    """
-                    UPDATE \(unsafeRaw: table) SET channel_pending = channel_pending + \(queued)
-                    WHERE app_id = \(event.appId) AND object_id = \(pushId)
-                    """)
-            }
-        case PushEvent.channelAcked, PushEvent.channelExpired, PushEvent.channelDropped:
-            try await applyChannelResults(event, table: table, on: conn)
-        case PushEvent.completed:
-            // Only an open status becomes `done` (`PushLifecycle.openStatuses`): a push stopped at the daily
-            // quota keeps saying so once its last batch is sent.
-            try await conn.enqueue(
-                """
-                UPDATE \(unsafeRaw: table) SET updated_at = \(at)::timestamptz,
-                    status = CASE WHEN status = ANY(\(PushLifecycle.openStatuses)::text[]) THEN \(PushEvent.Status.done)
-                                  ELSE status END
-                WHERE app_id = \(event.appId) AND object_id = \(pushId)
-                """)
-        case PushEvent.expired:
-            try await setStatus(PushEvent.Status.done)
-        case PushEvent.quotaReached:
-            try await setStatus(try PushQuotaReached(json: d).status)
-        case InstallationEvent.opened:
+        switch event.event {
+        case .push(let push):
+            try await apply(push, appId: event.appId, table: table, on: conn)
+        case .installation(.opened(let open)):
+            // An app open names its push as `pushId` (its `objectId` is the installation).
+            guard let pushId = open.pushId else { return }
             try await conn.enqueue(
                 "UPDATE \(unsafeRaw: table) SET opens = opens + 1 WHERE app_id = \(event.appId) AND object_id = \(pushId)"
             )
-        case PushEvent.failed:
-            try await setStatus(try PushFailedPayload(json: d).status)
-        case PushEvent.cancelled:
-            try await setStatus(PushEvent.Status.cancelled)
-        case PushEvent.deleted, PushEvent.purged:
-            try await conn.enqueue(
-                "DELETE FROM \(unsafeRaw: table) WHERE app_id = \(event.appId) AND object_id = \(pushId)")
         default:
             break
         }
     }
 
+    private func apply(_ push: PushLogEvent, appId: String, table: String, on conn: PGConnection) async throws {
+        let pushId = push.payload.objectId
+        func setStatus(_ status: String, at: String) async throws {
+            try await conn.enqueue(
+                """
+                UPDATE \(unsafeRaw: table) SET status = \(status), updated_at = \(at)::timestamptz
+                WHERE app_id = \(appId) AND object_id = \(pushId)
+                """)
+        }
+        switch push {
+        case .requested(let requested):
+            let request = requested.request
+            try await conn.enqueue(
+                """
+                INSERT INTO \(unsafeRaw: table) (app_id, object_id, notification_id, data, where_query, prod, status,
+                    push_time, expiration_time, created_at, updated_at)
+                VALUES (\(appId), \(pushId), \(request["notification_id"]?.stringValue), \(request["data"] ?? [:])::jsonb,
+                    \(request["where"] ?? [:])::jsonb, \(request["prod"]?.stringValue ?? "prod"),
+                    \(requested.status),
+                    \(request["push_time"]?.stringValue)::timestamptz, \(request["expiration_time"]?.stringValue)::timestamptz,
+                    \(requested.at)::timestamptz, \(requested.at)::timestamptz)
+                """)
+        case .targeted(let page):
+            try await conn.enqueue(
+                .reusingPlan(
+                    """
+                    UPDATE \(unsafeRaw: table) SET devices = devices + \(page.devices), status = \(PushEvent.Status.inQueue),
+                        updated_at = \(page.at)::timestamptz
+                    WHERE app_id = \(appId) AND object_id = \(pushId)
+                    """))
+        case .batchDelivered(let b):
+            try await applyDelivered(b, appId: appId, table: table, on: conn)
+        case .channelAcked, .channelExpired, .channelDropped:
+            if let ending = push.channelEnding {
+                try await applyChannelResults(ending, appId: appId, table: table, on: conn)
+            }
+        case .completed(let milestone):
+            // Only an open status becomes `done` (`PushLifecycle.openStatuses`): a push stopped at the daily
+            // quota keeps saying so once its last batch is sent.
+            try await conn.enqueue(
+                """
+                UPDATE \(unsafeRaw: table) SET updated_at = \(milestone.at)::timestamptz,
+                    status = CASE WHEN status = ANY(\(PushLifecycle.openStatuses)::text[]) THEN \(PushEvent.Status.done)
+                                  ELSE status END
+                WHERE app_id = \(appId) AND object_id = \(pushId)
+                """)
+        case .expired(let milestone):
+            try await setStatus(PushEvent.Status.done, at: milestone.at)
+        case .quotaReached(let reached):
+            try await setStatus(reached.status, at: reached.at)
+        case .failed(let failed):
+            try await setStatus(failed.status, at: failed.at)
+        case .cancelled(let cancelled):
+            try await setStatus(PushEvent.Status.cancelled, at: cancelled.at)
+        case .deleted, .purged:
+            try await conn.enqueue("DELETE FROM \(unsafeRaw: table) WHERE app_id = \(appId) AND object_id = \(pushId)")
+        case .targetingCompleted:
+            break
+        }
+    }
+
+    /// A batch's outcomes added to its push's counters.
+    private func applyDelivered(_ b: BatchDelivered, appId: String, table: String, on conn: PGConnection) async throws {
+        let reasons = JSON.object(b.reasons.mapValues { .int($0) })
+        let vendors = JSON.object((b.vendorSuccesses ?? [:]).mapValues { .int($0) })
+        try await conn.enqueue(
+            .reusingPlan(
+                """
+                UPDATE \(unsafeRaw: table) SET successes = successes + \(b.successes), errors = errors + \(b.errors),
+                    error_reasons = coalesce((
+                        SELECT jsonb_object_agg(k, coalesce((error_reasons ->> k)::bigint, 0)
+                                                   + coalesce((\(reasons)::jsonb ->> k)::bigint, 0))
+                        FROM jsonb_object_keys(error_reasons || \(reasons)::jsonb) AS k), '{}'),
+                    vendor_successes = coalesce((
+                        SELECT jsonb_object_agg(k, coalesce((vendor_successes ->> k)::bigint, 0)
+                                                   + coalesce((\(vendors)::jsonb ->> k)::bigint, 0))
+                        FROM jsonb_object_keys(vendor_successes || \(vendors)::jsonb) AS k), '{}'),
+                    invalid_tokens = invalid_tokens + \(b.invalidTokens),
+                    ios_successes = ios_successes + \(b.iosSuccesses),
+                    android_successes = android_successes + \(b.androidSuccesses),
+                    windows_successes = windows_successes + \(b.windowsSuccesses ?? 0), updated_at = \(b.at)::timestamptz
+                WHERE app_id = \(appId) AND object_id = \(b.objectId)
+                """))
+        if let queued = b.queued, queued > 0 {
+            try await conn.enqueue(
+                """
+                UPDATE \(unsafeRaw: table) SET channel_pending = channel_pending + \(queued)
+                WHERE app_id = \(appId) AND object_id = \(b.objectId)
+                """)
+        }
+    }
+
     /// Own-channel messages that ended: acks are successes (per platform), expiries and drops errors with
     /// their reason; either way they are no longer pending.
-    private func applyChannelResults(_ event: ProjectedEvent, table: String, on conn: PGConnection) async throws {
-        let r = try ChannelResults(json: event.data)
+    private func applyChannelResults(
+        _ ending: (results: ChannelResults, errorReason: String?), appId: String, table: String,
+        on conn: PGConnection
+    ) async throws {
+        let r = ending.results
         let n = r.count
-        let successes = ChannelResults.reason(of: event.type) == nil ? n : 0
-        let reasons: JSON = ChannelResults.reason(of: event.type).map { .object([$0: .int(n)]) } ?? [:]
+        let successes = ending.errorReason == nil ? n : 0
+        let reasons: JSON = ending.errorReason.map { .object([$0: .int(n)]) } ?? [:]
         try await conn.enqueue(
             """
             UPDATE \(unsafeRaw: table) SET successes = successes + \(successes), errors = errors + \(n - successes),
@@ -131,7 +144,7 @@ public struct NotificationProjection: Projection {
                                                + coalesce((\(reasons)::jsonb ->> k)::bigint, 0))
                     FROM jsonb_object_keys(error_reasons || \(reasons)::jsonb) AS k), '{}'),
                 channel_pending = channel_pending - \(n), updated_at = \(r.at)::timestamptz
-            WHERE app_id = \(event.appId) AND object_id = \(r.objectId)
+            WHERE app_id = \(appId) AND object_id = \(r.objectId)
             """)
     }
 
@@ -142,14 +155,17 @@ public struct NotificationProjection: Projection {
         try await applyRuns(
             events, on: conn, schema: schema,
             kind: { event in
-                guard event.type == InstallationEvent.opened else { return PushCounterRun.kind(event) }
-                return event.data["pushId"]?.stringValue != nil ? event.type : nil
+                guard case .installation(.opened(let open)) = event.event else { return PushCounterRun.kind(event) }
+                return open.pushId != nil ? event.type : nil
             }
         ) { kind, run in
             guard kind == InstallationEvent.opened else {
                 return PushCounterRun(run).map { counted($0, schema) }
             }
-            let pushIds = run.map { $0.data["pushId"]?.stringValue ?? "" }
+            let pushIds = run.map { event -> String in
+                guard case .installation(.opened(let open)) = event.event else { return "" }
+                return open.pushId ?? ""
+            }
             return .reusingPlan(
                 """
                 UPDATE \(unsafeRaw: schema).notifications n SET opens = n.opens + c.opens

@@ -242,15 +242,13 @@ public struct PushBatches: Sendable {
             """
         ).first
         guard let row, row["registration_id"] == target.token, row["valid"] == "t" else { return }
-        var data = InstallationEvent.updatedData(
+        let disabled = InstallationUpdated(
             objectId: target.objectId, set: ["valid": false], unset: [],
-            at: LeanDate.format(try row.date("updated_at"))
-        ).objectValue!
-        data["at"] = .string(at)
-        data["invalidatedBy"] = ["reason": .string(reason), "token": .string(target.token)]
+            updatedAt: LeanDate.format(try row.date("updated_at")), at: at,
+            invalidatedBy: .init(reason: reason, token: target.token))
         try await tx.append(
             stream: InstallationEvent.stream(target.objectId), expectedVersion: try row.int("version"),
-            [NewEvent(InstallationEvent.updated, .object(data))])
+            [NewEvent(.updated(disabled))])
     }
 
     /// The installation goes (if it still has this token) and the token is remembered as invalid.
@@ -259,10 +257,9 @@ public struct PushBatches: Sendable {
     )
         async throws
     {
-        var data: [String: JSON] = [
-            "objectId": .string(target.objectId), "token": .string(target.token), "reason": .string(reason),
-            "since": .string(LeanDate.format(since)), "at": .string(LeanDate.format(store.clock.now())),
-        ]
+        var invalidated = InstallationInvalidated(
+            objectId: target.objectId, token: target.token, reason: reason, since: LeanDate.format(since),
+            at: LeanDate.format(store.clock.now()))
         if !target.objectId.isEmpty {
             let row = try await tx.connection.query(
                 """
@@ -274,12 +271,12 @@ public struct PushBatches: Sendable {
             guard let row, row["token"] == target.token else { return }
             try await tx.append(
                 stream: stream, expectedVersion: try row.int("version"),
-                [NewEvent(InstallationEvent.invalidated, .object(data))])
+                [NewEvent(.invalidated(invalidated))])
         } else {
-            data["objectId"] = .string("")
+            invalidated.objectId = ""
             try await tx.append(
                 stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
-                [NewEvent(InstallationEvent.invalidated, .object(data))])
+                [NewEvent(.invalidated(invalidated))])
         }
     }
 }

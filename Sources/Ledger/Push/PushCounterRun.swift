@@ -44,8 +44,7 @@ struct PushCounterRun {
         """
     }
 
-    /// nil when an event does not decode, or is not of the first one's type (then `apply` takes them one by
-    /// one, and reports an event that does not decode).
+    /// nil when the events are not all of the first one's kind (then `apply` takes them one by one).
     init?(_ events: [ProjectedEvent]) {
         guard let first = events.first, events.allSatisfy({ $0.type == first.type }) else { return nil }
         appId = first.appId
@@ -54,16 +53,14 @@ struct PushCounterRun {
         var counts = [[Int64]](repeating: [], count: 8)
         for event in events {
             let row: [Int64]
-            switch event.type {
-            case PushEvent.targeted:
-                guard let (pushId, devices) = try? PushTargeted.counted(event.data) else { return nil }
-                pushIds.append(pushId)
-                ats.append(event.data["at"]?.stringValue ?? "")
+            switch event.event {
+            case .push(.targeted(let page)):
+                pushIds.append(page.objectId)
+                ats.append(page.at)
                 reasons.append("{}")
                 vendors.append("{}")
-                row = [devices, 0, 0, 0, 0, 0, 0, 0]
-            case PushEvent.batchDelivered:
-                guard let b = try? BatchDelivered(json: event.data) else { return nil }
+                row = [page.devices, 0, 0, 0, 0, 0, 0, 0]
+            case .push(.batchDelivered(let b)):
                 pushIds.append(b.objectId)
                 ats.append(b.at)
                 reasons.append(JSON.object(b.reasons.mapValues { .int($0) }).encoded())

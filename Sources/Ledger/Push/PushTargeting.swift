@@ -187,11 +187,7 @@ public struct PushTargeting: Sendable {
             newBadge[id] = badge
             try await tx.append(
                 stream: InstallationEvent.stream(id), expectedVersion: try row.int("version"),
-                [
-                    NewEvent(
-                        InstallationEvent.badgeIncremented,
-                        ["objectId": .string(id), "badge": .int(badge), "at": .string(at)])
-                ])
+                [NewEvent(.badgeIncremented(BadgeChanged(objectId: id, badge: badge, at: at)))])
         }
         return targets.map { t in
             var t = t

@@ -3,30 +3,36 @@ import PushCore
 /// The fields of an installation event worth showing in a history line; tokens are shortened.
 enum EventSummary {
     static func keyFields(of event: RecordedEvent) -> String {
-        let d = event.data
-        switch event.type {
-        case InstallationEvent.created:
-            return shortened(d["fields"] ?? [:]).encoded()
-        case InstallationEvent.updated:
+        switch try? event.decoded() {
+        case .installation(.created(let created)):
+            return shortened(created.fields).encoded()
+        case .installation(.updated(let updated)):
             var parts: [String] = []
-            if let set = d["set"], set.objectValue?.isEmpty == false { parts.append("set \(shortened(set).encoded())") }
-            if let unset = d["unset"], unset.arrayValue?.isEmpty == false { parts.append("unset \(unset.encoded())") }
+            if !updated.set.isEmpty { parts.append("set \(shortened(updated.set).encoded())") }
+            if !updated.unset.isEmpty { parts.append("unset \(JSON.array(updated.unset.map(JSON.string)).encoded())") }
             return parts.joined(separator: " ")
-        case InstallationEvent.badgeReset:
+        case .installation(.badgeReset):
             return "badge 0"
-        case InstallationEvent.badgeIncremented:
-            return "badge \(d["badge"]?.encoded() ?? "?")"
-        case InstallationEvent.opened:
-            return ["kind", "pushId", "attribution"].compactMap { k in d[k]?.stringValue.map { "\(k) \($0)" } }
-                .joined(separator: " ")
+        case .installation(.badgeIncremented(let incremented)):
+            return "badge \(incremented.badge.map(String.init) ?? "?")"
+        case .installation(.opened(let open)):
+            return [("kind", open.kind), ("pushId", open.pushId), ("attribution", open.attribution)]
+                .compactMap { k, v in v.map { "\(k) \($0)" } }.joined(separator: " ")
+        case .installation(.deleted(let removed)), .installation(.expired(let removed)):
+            return removed.reason.map { "reason \($0)" } ?? ""
+        case .installation(.invalidated(let invalidated)):
+            return [("reason", invalidated.reason), ("token", invalidated.token)]
+                .compactMap { k, v in v.map { "\(k) \(short($0))" } }.joined(separator: " ")
         default:
+            // Presence events (a disconnect's reason) and anything else that says why.
+            let d = event.data
             return ["reason", "token"].compactMap { k in d[k]?.stringValue.map { "\(k) \(short($0))" } }
                 .joined(separator: " ")
         }
     }
 
-    private static func shortened(_ json: JSON) -> JSON {
-        guard var o = json.objectValue else { return json }
+    private static func shortened(_ fields: [String: JSON]) -> JSON {
+        var o = fields
         for key in ["deviceToken", "registrationId", "subscriptionUri"] {
             if let t = o[key]?.stringValue { o[key] = .string(short(t)) }
         }

@@ -80,9 +80,14 @@ public struct Explainer: Sendable {
     static func tokensEverHeld(_ stream: [TimedEvent]) -> [String] {
         var tokens: [String] = []
         for e in stream {
-            let fields = e.event.data["fields"] ?? e.event.data["set"]
+            let fields: [String: JSON]
+            switch try? e.event.decoded() {
+            case .installation(.created(let created)): fields = created.fields
+            case .installation(.updated(let updated)): fields = updated.set
+            default: continue
+            }
             for key in ["deviceToken", "registrationId", "subscriptionUri", "installationId"] {
-                if let t = fields?[key]?.stringValue, !t.isEmpty, !tokens.contains(t) { tokens.append(t) }
+                if let t = fields[key]?.stringValue, !t.isEmpty, !tokens.contains(t) { tokens.append(t) }
             }
         }
         return tokens

@@ -3,7 +3,8 @@ import PushCore
 
 /// A push's stream read for `explain`: its request, the batches it was targeted in and their outcomes.
 struct PushHistory: Sendable {
-    let events: [TimedEvent]
+    /// The stream's events, each decoded once.
+    private let events: [(event: TimedEvent, kind: PushLogEvent)]
     let requested: TimedEvent
     let request: PushRequest
     /// The `PushTargeted` events, in order, with their data.
@@ -12,20 +13,37 @@ struct PushHistory: Sendable {
     private let delivered: [(event: TimedEvent, data: BatchDelivered)]
     private let failed: PushFailedPayload?
 
-    init?(_ events: [TimedEvent]) throws {
-        guard let requested = events.first(where: { $0.event.type == PushEvent.requested }) else { return nil }
-        self.events = events
-        self.requested = requested
-        self.request = try PushRequest.stored(try PushRequested(json: requested.event.data).request)
-        targeted = try events.filter { $0.event.type == PushEvent.targeted }.map {
-            ($0, try PushTargeted(json: $0.event.data))
+    init?(_ stream: [TimedEvent]) throws {
+        events = try stream.compactMap { e in
+            try PushLogEvent(type: e.event.type, json: e.event.data).map { (e, $0) }
         }
-        delivered = try events.filter { $0.event.type == PushEvent.batchDelivered }
-            .map { ($0, try BatchDelivered(json: $0.event.data)) }
-        failed = try events.first { $0.event.type == PushEvent.failed }.map {
-            try PushFailedPayload(json: $0.event.data)
+        var requested: (TimedEvent, PushRequested)?
+        var targeted: [(event: TimedEvent, data: PushTargeted)] = []
+        var delivered: [(event: TimedEvent, data: BatchDelivered)] = []
+        var failed: PushFailedPayload?
+        for (event, kind) in events {
+            switch kind {
+            case .requested(let r): requested = requested ?? (event, r)
+            case .targeted(let page): targeted.append((event, page))
+            case .batchDelivered(let b): delivered.append((event, b))
+            case .failed(let f): failed = failed ?? f
+            default: break
+            }
         }
+        guard let requested else { return nil }
+        self.requested = requested.0
+        self.request = try PushRequest.stored(requested.1.request)
+        self.targeted = targeted
+        self.delivered = delivered
+        self.failed = failed
     }
+
+    /// The first event of the kind `matches` picks.
+    private func first(_ matches: (PushLogEvent) -> Bool) -> TimedEvent? {
+        events.first { matches($0.kind) }?.event
+    }
+
+    private func contains(_ matches: (PushLogEvent) -> Bool) -> Bool { first(matches) != nil }
 
     /// The `PushTargeted` batch that holds the installation (by objectId, or by token for a `/push/devices`
     /// target whose installation was unknown when it was requested), with its target.
@@ -44,7 +62,7 @@ struct PushHistory: Sendable {
         if let batch { return (batch.event.at, "PushTargeted batch \(batch.number)") }
         if let first = targeted.first { return (first.event.at, "PushTargeted batch \(first.data.batch)") }
         for type in [PushEvent.targetingCompleted, PushEvent.expired, PushEvent.failed] {
-            if let e = events.first(where: { $0.event.type == type }) { return (e.at, type) }
+            if let e = first({ $0.type == type }) { return (e.at, type) }
         }
         if let pushTime = request.pushTime { return (pushTime, "push_time (not targeted yet)") }
         return (requested.at, "PushRequested")
@@ -75,20 +93,16 @@ struct PushHistory: Sendable {
         let size = targeted.first { $0.data.batch == Int64(batch) }?.data.targets.count ?? 0
         let accounted = parts.reduce(Int64(0)) { $0 + $1.data.successes + $1.data.errors + ($1.data.queued ?? 0) }
         if let last = parts.last, accounted >= Int64(size) { return .delivered(batch: batch, at: last.event.at) }
-        if events.contains(where: { $0.event.type == PushEvent.cancelled }) { return .cancelled(batch: batch) }
+        if contains({ if case .cancelled = $0 { true } else { false } }) { return .cancelled(batch: batch) }
         return .pending(batch: batch)
     }
 
     /// How the own channel's message for the installation ended: acked, expired or dropped, or still waiting.
     func channelOutcome(batch: Int, objectId: String) -> Explanation.Delivery {
-        let types = [PushEvent.channelAcked, PushEvent.channelExpired, PushEvent.channelDropped]
-        for e in events where types.contains(e.event.type) {
-            guard let results = try? ChannelResults(json: e.event.data), results.installations.contains(objectId)
-            else { continue }
-            if let reason = ChannelResults.reason(of: e.event.type) {
-                return .failed(batch: batch, reason: reason, at: e.at)
-            }
-            return .acknowledged(batch: batch, at: e.at)
+        for (event, kind) in events {
+            guard let ending = kind.channelEnding, ending.results.installations.contains(objectId) else { continue }
+            if let reason = ending.errorReason { return .failed(batch: batch, reason: reason, at: event.at) }
+            return .acknowledged(batch: batch, at: event.at)
         }
         return .waitingForDevice(batch: batch)
     }
@@ -96,16 +110,20 @@ struct PushHistory: Sendable {
     /// Why nothing was sent to a matching installation, when the log says.
     var notTargetedNote: String? {
         if let failed { return "the push failed: \(failed.status)" }
-        if events.contains(where: { $0.event.type == PushEvent.expired }) {
-            return "the push expired before it was sent"
+        var expired = false, quotaReached = false, cancelled = false, targetingCompleted = false
+        for (_, kind) in events {
+            switch kind {
+            case .expired: expired = true
+            case .quotaReached: quotaReached = true
+            case .cancelled: cancelled = true
+            case .targetingCompleted: targetingCompleted = true
+            default: break
+            }
         }
-        if events.contains(where: { $0.event.type == PushEvent.quotaReached }) {
-            return "the daily quota stopped targeting"
-        }
-        if events.contains(where: { $0.event.type == PushEvent.cancelled }) { return "the push was cancelled" }
-        if !events.contains(where: { $0.event.type == PushEvent.targetingCompleted }) {
-            return "targeting has not finished"
-        }
+        if expired { return "the push expired before it was sent" }
+        if quotaReached { return "the daily quota stopped targeting" }
+        if cancelled { return "the push was cancelled" }
+        if !targetingCompleted { return "targeting has not finished" }
         return nil
     }
 }

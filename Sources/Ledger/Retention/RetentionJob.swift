@@ -150,13 +150,12 @@ public struct RetentionJob: Sendable {
                     """)
                 for row in stale {
                     let id = try row.string("object_id")
-                    var data =
-                        InstallationEvent.removedData(objectId: id, reason: "stale", at: LeanDate.format(now))
-                        .objectValue ?? [:]
-                    data["lastUpdatedAt"] = .string(LeanDate.format(try row.date("updated_at")))
+                    let expired = InstallationRemoved(
+                        objectId: id, reason: "stale", at: LeanDate.format(now),
+                        lastUpdatedAt: LeanDate.format(try row.date("updated_at")))
                     try await tx.append(
                         stream: InstallationEvent.stream(id), expectedVersion: try row.int("version"),
-                        [NewEvent(InstallationEvent.expired, .object(data))])
+                        [NewEvent(.expired(expired))])
                 }
                 if !stale.isEmpty {
                     try await tx.connection.query(

@@ -18,9 +18,13 @@ public struct UsageProjection: Projection {
     }
 
     public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
-        let d = event.data
         let app = event.appId
-        let at = d["at"]?.stringValue
+        let at: String?
+        switch event.event {
+        case .push(let push): at = push.payload.at
+        case .other(_, let data): at = data["at"]?.stringValue
+        case .installation: return
+        }
         let day = LocalTime.day(at, appId: app, schema: schema)
         func add(_ column: String, _ amount: Int64) async throws {
             try await conn.enqueue(
@@ -31,8 +35,8 @@ public struct UsageProjection: Projection {
                     ON CONFLICT (app_id, day) DO UPDATE SET \(unsafeRaw: column) = daily_usage.\(unsafeRaw: column) + \(amount)
                     """))
         }
-        switch event.type {
-        case PushEvent.requested:
+        switch event.event {
+        case .push(.requested):
             // One call in its minute; the day's peak is the busiest minute so far.
             try await conn.enqueue(
                 """
@@ -46,11 +50,11 @@ public struct UsageProjection: Projection {
                 ON CONFLICT (app_id, day) DO UPDATE SET calls = daily_usage.calls + 1,
                     peak_calls_per_minute = greatest(daily_usage.peak_calls_per_minute, excluded.peak_calls_per_minute)
                 """)
-        case PushEvent.targeted:
-            try await add("devices", try PushTargeted.counted(d).devices)
-        case PushEvent.batchDelivered:
-            try await add("successes", try BatchDelivered(json: d).successes)
-        case UsageEvent.rateLimited:
+        case .push(.targeted(let page)):
+            try await add("devices", page.devices)
+        case .push(.batchDelivered(let delivered)):
+            try await add("successes", delivered.successes)
+        case .other(UsageEvent.rateLimited, let d):
             try await add("rate_limit_bans", 1)
             try await conn.enqueue(
                 """
@@ -58,9 +62,9 @@ public struct UsageProjection: Projection {
                 VALUES (\(app), \(d["bannedUntil"]?.stringValue)::timestamptz)
                 ON CONFLICT (app_id) DO UPDATE SET banned_until = excluded.banned_until
                 """)
-        case UsageEvent.quotaRefused:
+        case .other(UsageEvent.quotaRefused, _):
             try await add("quota_refusals", 1)
-        case UsageEvent.dayClosed:
+        case .other(UsageEvent.dayClosed, let d):
             try await conn.enqueue(
                 """
                 INSERT INTO \(unsafeRaw: schema).daily_usage (app_id, day, closed) VALUES (\(app), \(d["day"]?.stringValue)::date, true)

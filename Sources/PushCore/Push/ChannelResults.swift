@@ -16,13 +16,4 @@ public struct ChannelResults: PushEventPayload, Equatable {
     }
 
     public var count: Int64 { platforms.values.reduce(0, +) }
-
-    /// The error reason an ending of this kind counts under; nil for acks (successes).
-    public static func reason(of eventType: String) -> String? {
-        switch eventType {
-        case PushEvent.channelExpired: return "Expired"
-        case PushEvent.channelDropped: return "Dropped"
-        default: return nil
-        }
-    }
 }

@@ -6,6 +6,8 @@ import Foundation
 public protocol PushEventPayload: Codable, Sendable {
     /// The push (`push:<objectId>` is its stream).
     var objectId: String { get }
+    /// When it happened (LeanCloud date text).
+    var at: String { get }
     /// The event data.
     var json: JSON { get }
     /// Reads event data written by `json`.
@@ -50,14 +52,28 @@ public struct PushRequested: PushEventPayload, Equatable {
 public struct PushTargeted: PushEventPayload, Equatable {
     public var objectId: String
     public var batch: Int64
-    public var targets: [PushTarget]
+    /// The page's targets; empty on a page read counted (`init(counting:)`), which keeps only their number.
+    public private(set) var targets: [PushTarget]
+    /// How many devices the page targets.
+    public private(set) var devices: Int64
     public var at: String
 
     public init(objectId: String, batch: Int64, targets: [PushTarget], at: String) {
         self.objectId = objectId
         self.batch = batch
         self.targets = targets
+        self.devices = Int64(targets.count)
         self.at = at
+    }
+
+    /// A page read for its number of targets only (`counted`), as every projection reads it.
+    public init(counting json: JSON) throws {
+        let (objectId, devices) = try Self.counted(json)
+        guard let batch = json["batch"]?.intValue, let at = json["at"]?.stringValue else {
+            throw MalformedPayload(event: PushEvent.targeted)
+        }
+        self.init(objectId: objectId, batch: batch, targets: [], at: at)
+        self.devices = devices
     }
 
     /// Read by hand, like `json` is written: every projection reads every page, and `JSONDecoder` takes many

@@ -51,11 +51,24 @@ public enum PushLogEvent: Sendable, Equatable {
         }
     }
 
-    /// Reads a stored event of a push stream; nil for a type that is not a push event.
-    public init?(type: String, json: JSON) throws {
+    /// An own-channel ending (acks, expiries, drops): its results and the error reason it counts under (nil
+    /// for acks, which are successes).
+    public var channelEnding: (results: ChannelResults, errorReason: String?)? {
+        switch self {
+        case .channelAcked(let r): (r, nil)
+        case .channelExpired(let r): (r, "Expired")
+        case .channelDropped(let r): (r, "Dropped")
+        default: nil
+        }
+    }
+
+    /// Reads a stored event of a push stream; nil for a type that is not a push event. A page of targets is
+    /// read whole, or only counted (`TargetReading`).
+    public init?(type: String, json: JSON, targets: TargetReading = .whole) throws {
         switch type {
         case PushEvent.requested: self = .requested(try PushRequested(json: json))
-        case PushEvent.targeted: self = .targeted(try PushTargeted(json: json))
+        case PushEvent.targeted:
+            self = .targeted(targets == .whole ? try PushTargeted(json: json) : try PushTargeted(counting: json))
         case PushEvent.targetingCompleted: self = .targetingCompleted(try PushTargetingCompleted(json: json))
         case PushEvent.batchDelivered: self = .batchDelivered(try BatchDelivered(json: json))
         case PushEvent.completed: self = .completed(try PushMilestone(json: json))
@@ -71,4 +84,11 @@ public enum PushLogEvent: Sendable, Equatable {
         default: return nil
         }
     }
+}
+
+/// How a reader reads a page of targets (`PushTargeted`), the log's largest event: whole, or only their number,
+/// which is all any projection needs (a rebuild's log scan does not even fetch the targets).
+public enum TargetReading: Sendable {
+    case whole
+    case counted
 }

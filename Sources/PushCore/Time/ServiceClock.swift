@@ -24,11 +24,6 @@ public struct ServiceClock: Sendable {
     public func elapsed(since start: Date) -> Duration { .seconds(now().timeIntervalSince(start)) }
 
     public static let system = ServiceClock(now: { Date() }, sleep: { try await Task.sleep(for: $0) })
-
-    /// The system time shifted by `offset` seconds (real sleeps).
-    public static func offset(by offset: TimeInterval) -> ServiceClock {
-        ServiceClock(now: { Date().addingTimeInterval(offset) }, sleep: { try await Task.sleep(for: $0) })
-    }
 }
 
 extension Date {
