@@ -69,9 +69,9 @@ FRAGMENTS = {
     "LocalTime.minute(at, appId: app.appId, schema: \"public\")": "$::timestamp",
     "LocalTime.minute(at, appId: app, schema: schema)": "$::timestamp",
     "LocalTime.day(at, appId: app, schema: schema)": "$::date",
-    "forgiveToken(d[\"fields\"], event: event, schema: schema)": "DELETE FROM public.invalid_tokens "
+    "forgiveToken(created.fields, at: created.updatedAt, appId: event.appId, schema: schema)": "DELETE FROM public.invalid_tokens "
     "WHERE app_id = $ AND token = ANY($::text[]) AND invalid_since < $::timestamptz",
-    "forgiveToken(d[\"set\"], event: event, schema: schema)": "DELETE FROM public.invalid_tokens "
+    "forgiveToken(updated.set, at: updated.updatedAt, appId: event.appId, schema: schema)": "DELETE FROM public.invalid_tokens "
     "WHERE app_id = $ AND token = ANY($::text[]) AND invalid_since < $::timestamptz",
     "PushLifecycleInterpreter.workFinished": "TRUE",
     # PushStore+Merged: the status of a notification_id's requests as one record.
