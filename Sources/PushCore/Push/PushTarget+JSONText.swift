@@ -126,8 +126,8 @@ extension PushTargeted {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The page's data with its targets replaced by their number (`targetCountKey`), as `counted` reads it:
-    /// what the inline projections are handed, as a rebuild's log scan hands them (none reads more).
+    /// The page's data with its targets replaced by their number (`targetCountKey`), as `counted` reads it: the
+    /// shape a rebuild's log scan builds in SQL and hands on to the projections (none reads more).
     public var countedJSON: JSON {
         [
             "objectId": .string(objectId), "batch": .int(batch), "at": .string(at),
