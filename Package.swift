@@ -76,11 +76,24 @@ let package = Package(
             dependencies: ["Ledger", "Postgres", "PushCore"],
             resources: [.copy("Definitions")]
         ),
+        // What every HTTP route stands on, the API's and the console's: the request context, LeanCloud error
+        // responses (the one table of statuses, which the channel's close codes use too), the request log.
+        .target(
+            name: "HTTPEdge",
+            dependencies: [
+                "Ledger", "Postgres", "PushCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
         // The own device channel (SPEC §12.2): WebSocket sessions, acks, presence; durable state lives in Ledger.
         .target(
             name: "DeviceChannel",
             dependencies: [
-                "Ledger", "Postgres", "PushCore",
+                "HTTPEdge", "Ledger", "Postgres", "PushCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -96,7 +109,7 @@ let package = Package(
         .target(
             name: "API",
             dependencies: [
-                "DeviceChannel", "Ledger", "Postgres", "PushCore", "Reports",
+                "DeviceChannel", "HTTPEdge", "Ledger", "Postgres", "PushCore", "Reports",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 // scrypt for users' passwords (SPEC §12.5), hashed on NIO's blocking-work pool.
@@ -110,7 +123,7 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "API", "Ledger", "Postgres", "PushCore", "Reports",
+                "DeviceChannel", "HTTPEdge", "Ledger", "Postgres", "PushCore", "Reports",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -139,7 +152,7 @@ let package = Package(
         .target(
             name: "PushLedgerServer",
             dependencies: [
-                "API", "Console", "Delivery", "DeviceChannel", "Ledger", "PushCore", "Postgres", "Reports",
+                "API", "Console", "Delivery", "DeviceChannel", "HTTPEdge", "Ledger", "PushCore", "Postgres", "Reports",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -177,7 +190,7 @@ let package = Package(
         .executableTarget(name: "json-reader-bench", dependencies: ["PushCore"], path: "Benchmarks/JSONReaderBench"),
         .target(
             name: "TestSupport",
-            dependencies: ["Postgres", "Ledger", "PushCore", "PushLedgerServer"],
+            dependencies: ["Postgres", "Ledger", "PushCore"],
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "TestEnvironment"]),
@@ -186,7 +199,6 @@ let package = Package(
             name: "LedgerTests",
             dependencies: [
                 "Ledger", "Postgres", "PushCore", "TestSupport", "TestEnvironment", "HTTP2TestSupport",
-                "PushLedgerServer",
             ]),
         .testTarget(
             name: "ReportsTests",
@@ -220,8 +232,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["PushCore", "TestSupport", "TestEnvironment"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["Console", "PushCore"]),
-        .testTarget(name: "APITests", dependencies: ["API", "PushCore"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "HTTPEdge", "PushCore"]),
+        .testTarget(name: "APITests", dependencies: ["API", "HTTPEdge", "PushCore"]),
         .testTarget(
             name: "DeviceChannelTests",
             dependencies: ["DeviceChannel", "Ledger", "PushCore", "TestSupport", "TestEnvironment"]),

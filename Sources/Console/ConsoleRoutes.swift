@@ -1,5 +1,5 @@
-import API
 import Foundation
+import HTTPEdge
 import HTTPTypes
 import Hummingbird
 import PushCore
@@ -21,7 +21,7 @@ public struct ConsoleRoutes: Sendable {
         ConsoleRoutes(services: services, pages: try await ConsolePages.load(), clock: clock)
     }
 
-    public func register(on router: Router<PushContext>) {
+    public func register(on router: Router<AppRequestContext>) {
         router.get("/") { _, _ in Response.redirect(to: "/console", type: .found) }
         let console = router.group("console").add(middleware: ConsoleErrorMiddleware(pages: pages))
         console.get("static/console.css") { _, _ in pages.asset(pages.styles, contentType: "text/css; charset=utf-8") }
@@ -47,7 +47,7 @@ public struct ConsoleRoutes: Sendable {
     }
 
     /// The page chrome of a request that passed `ConsoleSessionMiddleware`.
-    func chrome(_ request: Request, _ context: PushContext, section: String) throws -> PageChrome {
+    func chrome(_ request: Request, _ context: AppRequestContext, section: String) throws -> PageChrome {
         let app = try context.requireMaster()
         guard let cookie = request.cookies[ConsoleSession.cookieName]?.value,
             let session = ConsoleSession.verify(cookie, masterKey: app.masterKey, now: clock.now())

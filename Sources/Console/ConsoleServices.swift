@@ -1,13 +1,14 @@
-import API
+import DeviceChannel
 import Ledger
 import Reports
 
-/// What the console's pages work with: the same stores, validation and reports the REST API uses, called
-/// directly rather than over HTTP.
+/// What the console's pages work with: the same commands, queries, validation and reports the REST API uses,
+/// called directly rather than over HTTP.
 public struct ConsoleServices: Sendable {
-    public let apps: AppStore
-    public let installations: InstallationStore
-    public let pushes: PushStore
+    public let apps: AppDirectory
+    public let installations: InstallationQueries
+    public let pushes: PushCommands
+    public let pushQueries: PushQueries
     /// Validation and recording of push requests, shared with `POST /1.1/push`.
     public let pushSubmission: PushSubmission
     /// The fan-out's targeting, for the audience preview.
@@ -15,23 +16,22 @@ public struct ConsoleServices: Sendable {
     public let explainer: Explainer
     public let events: EventStore
     public let reports: ReportRunner
-    public let presence: PresenceRoutes
+    /// Devices' presence on the own channel.
+    public let channel: DeviceChannel
     /// Session cookies get `Secure` when `serve` speaks TLS.
     public let secureCookies: Bool
 
-    public init(
-        apps: AppStore, installations: InstallationStore, pushes: PushStore, pushSubmission: PushSubmission,
-        events: EventStore, reports: ReportRunner, presence: PresenceRoutes, secureCookies: Bool
-    ) {
-        self.apps = apps
-        self.installations = installations
-        self.pushes = pushes
-        self.pushSubmission = pushSubmission
-        self.targeting = PushTargeting(store: events)
-        self.explainer = Explainer(store: events)
-        self.events = events
+    public init(ledger: LedgerComponents, reports: ReportRunner, channel: DeviceChannel, secureCookies: Bool) {
+        self.apps = ledger.appDirectory
+        self.installations = ledger.installationQueries
+        self.pushes = ledger.pushes
+        self.pushQueries = ledger.pushQueries
+        self.pushSubmission = PushSubmission(pushes: ledger.pushes, objects: ledger.objectQueries)
+        self.targeting = PushTargeting(store: ledger.events)
+        self.explainer = Explainer(store: ledger.events)
+        self.events = ledger.events
         self.reports = reports
-        self.presence = presence
+        self.channel = channel
         self.secureCookies = secureCookies
     }
 }

@@ -16,13 +16,13 @@ import ServiceLifecycle
 public struct DeviceChannel: Sendable {
     public static let path = "/channel"
     public let hub: ChannelHub
-    let apps: AppStore
+    let apps: AppDirectory
     public let ledger: ChannelLedger
 
     /// How long after it was last heard from a connected device still reads as online.
     public var onlineWindow: Duration { hub.configuration.onlineWindow }
 
-    public init(apps: AppStore, ledger: ChannelLedger, configuration: ChannelConfiguration, logger: Logger) {
+    public init(apps: AppDirectory, ledger: ChannelLedger, configuration: ChannelConfiguration, logger: Logger) {
         self.apps = apps
         self.ledger = ledger
         hub = ChannelHub(ledger: ledger, configuration: configuration, logger: logger)

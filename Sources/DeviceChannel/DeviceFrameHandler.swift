@@ -1,4 +1,5 @@
 import Foundation
+import HTTPEdge
 import Ledger
 import NIOCore
 import NIOWebSocket
@@ -17,7 +18,7 @@ final class DeviceFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// connection whose device is admitted by its `login` command, or a refusal told to the client.
     enum Role {
         case device(hub: ChannelHub, app: App, installationId: String)
-        case sdk(hub: ChannelHub, apps: AppStore, framing: SDKFraming)
+        case sdk(hub: ChannelHub, apps: AppDirectory, framing: SDKFraming)
         case refused(LeanError, dialect: ChannelDialect)
     }
 

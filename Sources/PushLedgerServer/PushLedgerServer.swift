@@ -40,26 +40,22 @@ public enum PushLedgerServer {
         let clock = ledger.events.clock
         let wakeups = WakeSignal(clock: clock)
         let fanOut = FanOutService(
-            events: ledger.events, apps: ledger.apps, providers: ProviderRegistry(clock: clock, logger: logger),
+            events: ledger.events, apps: ledger.appDirectory, providers: ProviderRegistry(clock: clock, logger: logger),
             wakeups: wakeups,
             senders: config.senders, batchLease: config.batchLease, logger: logger)
         var channelConfiguration = config.channel
         channelConfiguration.secure = tls != nil
         let channel = DeviceChannel(
-            apps: ledger.apps, ledger: ChannelLedger(store: ledger.events), configuration: channelConfiguration,
+            apps: ledger.appDirectory, ledger: ChannelLedger(store: ledger.events), configuration: channelConfiguration,
             logger: logger)
         let reports = ReportRunner(pool: ledger.pool)
-        let presence = PresenceRoutes(channel: channel, installations: ledger.installations)
         let router = APIRouter.make(
-            apps: ledger.apps, installations: ledger.installations, objects: ledger.objects, pushes: ledger.pushes,
-            opens: ledger.opens, reports: reports, channel: ChannelRoutes(channel: channel), presence: presence,
+            ledger: ledger, reports: reports, channel: ChannelRoutes(channel: channel),
+            presence: PresenceRoutes(channel: channel, installations: ledger.installationQueries),
             operations: Observability.routes(ledger: ledger, fanOut: fanOut, metricsToken: config.metricsToken))
         // The web console shares the router (request ids, logs, metrics) but is HTML for people, not REST.
         let console = try await ConsoleRoutes.make(
-            services: ConsoleServices(
-                apps: ledger.apps, installations: ledger.installations, pushes: ledger.pushes,
-                pushSubmission: PushSubmission(pushes: ledger.pushes, objects: ledger.objects), events: ledger.events,
-                reports: reports, presence: presence, secureCookies: tls != nil),
+            services: ConsoleServices(ledger: ledger, reports: reports, channel: channel, secureCookies: tls != nil),
             clock: clock)
         console.register(on: router)
         // One port for REST and devices: upgrade requests for `/channel` become WebSockets, every other

@@ -2,7 +2,6 @@ import ArgumentParser
 import Ledger
 import Postgres
 import PushCore
-import PushLedgerServer
 
 struct AppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -60,7 +59,9 @@ struct AppShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let ledger = LedgerComponents(databaseURL: try database.url(), maxConnections: 2)
-        guard let found = try await ledger.apps.find(app) else { throw LeanError.notFound("No app with id \(app).") }
+        guard let found = try await ledger.appDirectory.find(app) else {
+            throw LeanError.notFound("No app with id \(app).")
+        }
         let out: JSON = [
             "appId": .string(found.appId), "name": .string(found.name), "appKey": .string(found.appKey),
             "masterKey": .string(found.masterKey), "settings": .object(found.settings),

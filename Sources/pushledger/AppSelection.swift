@@ -1,7 +1,6 @@
 import ArgumentParser
 import Ledger
 import PushCore
-import PushLedgerServer
 
 /// `--database-url` and `--app`: the app a report-style command reads, looked up or LeanCloud's 101 (exit 1).
 struct AppSelection: ParsableArguments {
@@ -11,7 +10,9 @@ struct AppSelection: ParsableArguments {
     /// The ledger and the app; the caller closes the pool.
     func open() async throws -> (LedgerComponents, App) {
         let ledger = LedgerComponents(databaseURL: try database.url(), maxConnections: 2)
-        guard let found = try await ledger.apps.find(app) else { throw LeanError.notFound("No app with id \(app).") }
+        guard let found = try await ledger.appDirectory.find(app) else {
+            throw LeanError.notFound("No app with id \(app).")
+        }
         return (ledger, found)
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Ledger
 import Postgres
-import PushLedgerServer
 
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

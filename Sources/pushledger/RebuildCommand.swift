@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Ledger
-import PushLedgerServer
 
 struct RebuildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

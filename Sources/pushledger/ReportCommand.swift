@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import Ledger
 import PushCore
-import PushLedgerServer
 import Reports
 
 /// `pushledger report <billing|opens|audit>` (SPEC §9): the same reports as `GET /1.1/reports/:name`.

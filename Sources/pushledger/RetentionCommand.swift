@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Ledger
 import PushCore
-import PushLedgerServer
 
 struct RetentionCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

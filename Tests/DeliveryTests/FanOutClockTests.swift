@@ -43,7 +43,7 @@ struct FanOutClockTests {
                 ],
                 devicesEndpoint: false, headerProd: nil, now: clock.now())
             #expect(request.isScheduled)
-            let found = try #require(try await db.ledger.apps.find(app.appId))
+            let found = try #require(try await db.ledger.appDirectory.find(app.appId))
             return try await db.ledger.pushes.request(request, app: found, metadata: EventMetadata(keyKind: "master"))
                 .objectId
         }
@@ -51,7 +51,8 @@ struct FanOutClockTests {
         let expired = try await schedule(interval: 60)  // expires at push_time + 1 min
 
         let fanOut = FanOutService(
-            events: db.ledger.events, apps: db.ledger.apps, providers: ProviderRegistry(clock: clock.serviceClock),
+            events: db.ledger.events, apps: db.ledger.appDirectory,
+            providers: ProviderRegistry(clock: clock.serviceClock),
             wakeups: WakeSignal(clock: clock.serviceClock), senders: 2)
         let running = Task { try await fanOut.run() }
         defer { running.cancel() }
@@ -60,15 +61,15 @@ struct FanOutClockTests {
         // push_time: nothing went out.
         try await clock.waitForSleepers(3)
         for token in tokens { #expect(try simulator.requests(token: token)["accepted"] == 0) }
-        #expect(try await db.ledger.pushes.get(appId: app.appId, pushId: sent)?.json["status"] == "scheduled")
+        #expect(try await db.ledger.pushQueries.get(appId: app.appId, pushId: sent)?.json["status"] == "scheduled")
 
         // Two minutes past push_time: the first is due and still valid, the second expired a minute ago.
         clock.advance(by: .seconds(3600 + 120))
         let deadline = ContinuousClock.now + .seconds(30)
         var record: JSON = [:]
         while ContinuousClock.now < deadline {
-            record = try #require(try await db.ledger.pushes.get(appId: app.appId, pushId: sent)?.json)
-            let other = try await db.ledger.pushes.get(appId: app.appId, pushId: expired)?.json
+            record = try #require(try await db.ledger.pushQueries.get(appId: app.appId, pushId: sent)?.json)
+            let other = try await db.ledger.pushQueries.get(appId: app.appId, pushId: expired)?.json
             if record["status"] == "done", other?["status"] == "done" { break }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -77,7 +78,7 @@ struct FanOutClockTests {
         // Each device got exactly one request: the first push's, never the expired one's.
         for token in tokens { #expect(try simulator.requests(token: token)["accepted"] == 1, "token \(token)") }
 
-        let expiredRecord = try #require(try await db.ledger.pushes.get(appId: app.appId, pushId: expired)?.json)
+        let expiredRecord = try #require(try await db.ledger.pushQueries.get(appId: app.appId, pushId: expired)?.json)
         #expect(expiredRecord["devices"] == 0)
         #expect(expiredRecord["successes"] == 0)
         let types = try await db.ledger.pool.query(

@@ -37,7 +37,7 @@ struct ChannelLedgerTests {
     }
 
     func record(_ db: TestDatabase, _ app: String, _ id: String) async throws -> JSON {
-        try #require(try await db.ledger.pushes.get(appId: app, pushId: id)?.json)
+        try #require(try await db.ledger.pushQueries.get(appId: app, pushId: id)?.json)
     }
 
     func counts(_ r: JSON) -> [Int64] {

@@ -56,7 +56,8 @@ struct ConsoleQueriesTests {
 
         let accepted = try await db.ledger.pushes.request(iosOnly, app: app, metadata: meta, now: now)
         while try await targeting.step(app: app, pushId: accepted.objectId, now: now) {}
-        let record = try #require(try await db.ledger.pushes.get(appId: app.appId, pushId: accepted.objectId)?.json)
+        let record = try #require(
+            try await db.ledger.pushQueries.get(appId: app.appId, pushId: accepted.objectId)?.json)
         #expect(record["devices"] == 7)
         // The quota left is what the targeting used up.
         #expect(try await targeting.preview(iosOnly, app: app).quotaLeft == 1_000_000 - 7)
@@ -72,9 +73,10 @@ struct ConsoleQueriesTests {
             devicesEndpoint: false, headerProd: nil, now: now)
         let accepted = try await db.ledger.pushes.request(request, app: app, metadata: meta, now: now)
         try await db.ledger.pushes.cancel(appId: app.appId, pushId: accepted.objectId, metadata: meta)
-        let record = try #require(try await db.ledger.pushes.get(appId: app.appId, pushId: accepted.objectId)?.json)
+        let record = try #require(
+            try await db.ledger.pushQueries.get(appId: app.appId, pushId: accepted.objectId)?.json)
         #expect(record["status"] == "cancelled")
-        #expect(try await db.ledger.pushes.scheduled(appId: app.appId).isEmpty)
+        #expect(try await db.ledger.pushQueries.scheduled(appId: app.appId).isEmpty)
         let error = await #expect(throws: LeanError.self) {
             try await db.ledger.pushes.cancel(appId: app.appId, pushId: accepted.objectId, metadata: meta)
         }
@@ -97,7 +99,7 @@ struct ConsoleQueriesTests {
         let soon = try PushRequest.parse(["data": ["alert": "y"]], devicesEndpoint: false, headerProd: nil, now: now)
         let queued = try await db.ledger.pushes.request(soon, app: app, metadata: .system("test"), now: now)
         func ids(_ filter: PushListFilter) async throws -> [String] {
-            try await db.ledger.pushes.list(appId: app.appId, filter: filter, limit: 10, skip: 0).compactMap {
+            try await db.ledger.pushQueries.list(appId: app.appId, filter: filter, limit: 10, skip: 0).compactMap {
                 $0.json["objectId"]?.stringValue
             }
         }
@@ -110,7 +112,7 @@ struct ConsoleQueriesTests {
             ["data": ["alert": "z"], "device_type": "android", "device_ids": ["a", "b", "c"]], devicesEndpoint: true,
             headerProd: nil, now: now)
         let devices = try await db.ledger.pushes.request(listed, app: app, metadata: meta, now: now)
-        let origins = try await db.ledger.pushes.origins(
+        let origins = try await db.ledger.pushQueries.origins(
             appId: app.appId, pushIds: [scheduled.objectId, queued.objectId, devices.objectId, "unknown"])
         #expect(origins[scheduled.objectId] == PushOrigin(sender: meta, deviceType: nil, deviceIds: 0))
         #expect(origins[queued.objectId]?.sender.keyKind == "system")

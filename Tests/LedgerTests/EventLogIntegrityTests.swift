@@ -24,11 +24,11 @@ struct EventLogIntegrityTests {
         let db = try await TestDatabase.make()
         let store = db.ledger.events
         try await store.write(appId: "a", metadata: .system("t"), lockKeys: ["s"]) { tx in
-            try await tx.append(stream: "s", expectedVersion: 0, [NewEvent("T", [:])])
+            try await tx.append(stream: "s", expectedVersion: 0, [NewEvent.noise()])
         }
         await #expect(throws: VersionConflict.self) {
             try await store.write(appId: "a", metadata: .system("t"), lockKeys: ["s"]) { tx in
-                try await tx.append(stream: "s", expectedVersion: 0, [NewEvent("T", [:])])
+                try await tx.append(stream: "s", expectedVersion: 0, [NewEvent.noise()])
             }
         }
         #expect(try await db.eventCount() == 1)
@@ -37,14 +37,20 @@ struct EventLogIntegrityTests {
     @Test("events appended in one statement keep their own data and order, whatever characters it holds")
     func appendedDataRoundTrips() async throws {
         let db = try await TestDatabase.make()
-        // Written by hand as the JSON each event's data must equal: quotes, backslashes, brackets and commas
+        // Written by hand as the JSON each event's fields must equal: quotes, backslashes, brackets and commas
         // that would end an element of the statement's list, non-ASCII text, nesting, an empty object.
         let expected = [
             #"{"a": "say \"hi\"", "b": "C:\\dir\\", "c": "], [\"x\"], ["}"#,
             #"{"é": "ü 中文 🎉", "n": [1, 2.5, {"k": null}], "t": true}"#,
             #"{}"#,
         ]
-        let events = try expected.map { NewEvent("T", try JSON.parse($0)) }
+        let events = try expected.enumerated().map { i, text in
+            let fields = try #require(try JSON.parse(text).objectValue)
+            return NewEvent(
+                .created(
+                    ObjectCreated(
+                        className: "T", objectId: "o\(i)", fields: fields, types: [:], at: "2026-01-01T00:00:00.000Z")))
+        }
         try await db.ledger.events.write(appId: "a", metadata: .system("t"), lockKeys: ["s", "u"]) { tx in
             try await LedgerTransaction.append([
                 .init(tx, stream: "s", expectedVersion: 0, events: Array(events[0...1])),
@@ -53,7 +59,7 @@ struct EventLogIntegrityTests {
         }
         let rows = try await db.ledger.pool.query(
             """
-            SELECT stream, version, data = (\(expected)::text[])[i]::jsonb AS same
+            SELECT stream, version, data -> 'fields' = (\(expected)::text[])[i]::jsonb AS same
             FROM (SELECT *, row_number() OVER (ORDER BY position) AS i FROM events WHERE app_id = 'a') e
             ORDER BY position
             """)
@@ -66,7 +72,7 @@ struct EventLogIntegrityTests {
         let db = try await TestDatabase.make()
         await #expect(throws: StreamLockOrderViolation.self) {
             try await db.ledger.events.write(appId: "a", metadata: .system("t"), lockKeys: ["s"]) { tx in
-                try await tx.append(stream: "s", expectedVersion: 0, [NewEvent("T", [:])])
+                try await tx.append(stream: "s", expectedVersion: 0, [NewEvent.noise()])
                 try await tx.lock(["other"])
             }
         }
@@ -113,7 +119,7 @@ struct EventLogIntegrityTests {
             // An installation-only append does not notify (it would serialise commits for nobody) …
             try await db.ledger.events.write(appId: "notify1", metadata: .system("t"), lockKeys: ["installation:x"]) {
                 tx in
-                try await tx.append(stream: "installation:x", expectedVersion: 0, [NewEvent("T", [:])])
+                try await tx.append(stream: "installation:x", expectedVersion: 0, [NewEvent.noise()])
             }
             // … a push append does.
             let app = try await db.ledger.apps.create(name: "n", appId: "notify2")
@@ -134,7 +140,7 @@ struct EventLogIntegrityTests {
         await #expect(throws: LedgerTransaction.PushStreamAppendRefused.self) {
             try await db.ledger.events.write(appId: "stray", metadata: .system("t"), lockKeys: ["push:x", "other"]) {
                 tx in
-                try await tx.append(stream: "other", expectedVersion: 0, [NewEvent("T", [:])])
+                try await tx.append(stream: "other", expectedVersion: 0, [NewEvent.noise()])
                 // A push event can only be made inside the lifecycle's interpreter (`NewEvent(PushLogEvent)` is
                 // internal, and the string form refuses typed kinds); any other event on a push stream is refused.
                 try await tx.append(

@@ -41,11 +41,9 @@ struct EventLogMigrationTests {
 
         // An app and installations written by the application (today), as AppStore.create writes the app.
         try await store.write(appId: "mig", metadata: .system("test"), lockKeys: [AppEvent.stream]) { tx in
-            let data: JSON = [
-                "name": "mig", "appKey": "k", "masterKey": "m", "settings": [:],
-                "createdAt": "2026-01-01T00:00:00.000Z",
-            ]
-            try await tx.append(stream: AppEvent.stream, expectedVersion: 0, [NewEvent(AppEvent.created, data)])
+            let created = AppCreated(
+                name: "mig", appKey: "k", masterKey: "m", settings: [:], createdAt: "2026-01-01T00:00:00.000Z")
+            try await tx.append(stream: AppEvent.stream, expectedVersion: 0, [NewEvent(.created(created))])
         }
         let meta = EventMetadata(keyKind: "client")
         var ids: [String] = []
@@ -62,7 +60,7 @@ struct EventLogMigrationTests {
         try await pool.query(
             """
             INSERT INTO events (app_id, stream, version, type, data, metadata, recorded_at)
-            SELECT 'old', 'noise:' || (g % 3), g / 3 + 1, 'TestNoise', jsonb_build_object('g', g), '{}',
+            SELECT 'old', 'noise:' || (g % 3), g / 3 + 1, \(NewEvent.noise().type), \(NewEvent.noiseData)::jsonb, '{}',
                    now() - interval '5 days' + g * interval '1 hour'
             FROM generate_series(0, 119) g ORDER BY g
             """)
@@ -74,10 +72,10 @@ struct EventLogMigrationTests {
         try await slow.query(
             """
             INSERT INTO events (app_id, stream, version, type, data, metadata)
-            VALUES ('late', 'slow', 1, 'TestNoise', '{}', '{}')
+            VALUES ('late', 'slow', 1, \(NewEvent.noise().type), \(NewEvent.noiseData)::jsonb, '{}')
             """)
         try await store.write(appId: "late", metadata: .system("test"), lockKeys: ["fast"]) { tx in
-            try await tx.append(stream: "fast", expectedVersion: 0, [NewEvent("TestNoise", [:])])
+            try await tx.append(stream: "fast", expectedVersion: 0, [NewEvent.noise()])
         }
         // (The bound is the oldest transaction of the whole cluster, so other tests' may hold it back further.)
         let readBeforeCommit = try await Self.read(db, after: .start, bounded: true)
@@ -131,12 +129,12 @@ struct EventLogMigrationTests {
         #expect(newest == maxBefore + 1)
         try await store.write(appId: "old", metadata: .system("test"), lockKeys: ["noise:0"]) { tx in
             #expect(try await tx.currentVersion(of: "noise:0") == 40)
-            try await tx.append(stream: "noise:0", expectedVersion: 40, [NewEvent("TestNoise", [:])])
+            try await tx.append(stream: "noise:0", expectedVersion: 40, [NewEvent.noise()])
         }
         // A stale expected version is still a conflict, though the clashing version is in another day.
         await #expect(throws: VersionConflict.self) {
             try await store.write(appId: "old", metadata: .system("test"), lockKeys: ["noise:1"]) { tx in
-                try await tx.append(stream: "noise:1", expectedVersion: 0, [NewEvent("TestNoise", [:])])
+                try await tx.append(stream: "noise:1", expectedVersion: 0, [NewEvent.noise()])
             }
         }
         // And the projections are still exactly a rebuild of the migrated log.

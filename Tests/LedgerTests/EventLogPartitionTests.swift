@@ -54,21 +54,21 @@ struct EventLogPartitionTests {
         try await EventLogPartitions(pool: db.ledger.pool).prepare()
         await #expect(throws: VersionConflict.self) {
             try await db.ledger.events.write(appId: "p", metadata: .system("t"), lockKeys: ["s"]) { tx in
-                try await tx.append(stream: "s", expectedVersion: 1, [NewEvent("TestNoise", [:])])
+                try await tx.append(stream: "s", expectedVersion: 1, [NewEvent.noise()])
             }
         }
         // Two appends of one version in one statement are refused too.
         await #expect(throws: VersionConflict.self) {
             try await db.ledger.events.write(appId: "p", metadata: .system("t"), lockKeys: ["t"]) { tx in
                 try await LedgerTransaction.append([
-                    .init(tx, stream: "t", expectedVersion: 0, events: [NewEvent("TestNoise", [:])]),
-                    .init(tx, stream: "t", expectedVersion: 0, events: [NewEvent("TestNoise", [:])]),
+                    .init(tx, stream: "t", expectedVersion: 0, events: [NewEvent.noise()]),
+                    .init(tx, stream: "t", expectedVersion: 0, events: [NewEvent.noise()]),
                 ])
             }
         }
         try await db.ledger.events.write(appId: "p", metadata: .system("t"), lockKeys: ["s"]) { tx in
             #expect(try await tx.currentVersion(of: "s") == 3)
-            try await tx.append(stream: "s", expectedVersion: 3, [NewEvent("TestNoise", [:])])
+            try await tx.append(stream: "s", expectedVersion: 3, [NewEvent.noise()])
         }
         #expect(try await db.eventCount() == 4)
     }
@@ -113,7 +113,7 @@ struct EventLogPartitionTests {
         // The stream whose events were all dropped goes on from its last version, not from 1.
         try await db.ledger.events.write(appId: "p", metadata: .system("t"), lockKeys: ["old"]) { tx in
             #expect(try await tx.currentVersion(of: "old") == 6)
-            try await tx.append(stream: "old", expectedVersion: 6, [NewEvent("TestNoise", [:])])
+            try await tx.append(stream: "old", expectedVersion: 6, [NewEvent.noise()])
         }
         // The log no longer holds every stream's beginning: a rebuild from it is refused.
         await #expect(throws: Rebuilder.LogTrimmed.self) { try await db.ledger.rebuilder().run(verify: true) }

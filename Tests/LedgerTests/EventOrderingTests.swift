@@ -35,12 +35,12 @@ struct EventOrderingTests {
         let slowPosition = try await slow.query(
             """
             INSERT INTO events (app_id, stream, version, type, data, metadata)
-            VALUES ('app1', 'slow', 1, 'Test', '{}', '{}') RETURNING position
+            VALUES ('app1', 'slow', 1, \(NewEvent.noise().type), \(NewEvent.noiseData)::jsonb, '{}') RETURNING position
             """)[0].int64("position")
 
         // T2 appends later (higher position) and commits at once.
         try await store.write(appId: "app1", metadata: meta, lockKeys: ["fast"]) { tx in
-            try await tx.append(stream: "fast", expectedVersion: 0, [NewEvent("Test", [:])])
+            try await tx.append(stream: "fast", expectedVersion: 0, [NewEvent.noise()])
         }
         // The hazard is real: the later position is visible while the earlier one is not.
         let visible = try await db.ledger.pool.query("SELECT position, stream FROM events ORDER BY position")
@@ -67,7 +67,7 @@ struct EventOrderingTests {
         for i in 0..<300 {
             try await store.write(appId: "a", metadata: .system("test"), lockKeys: ["s\(i % 7)"]) { tx in
                 let v = try await tx.currentVersion(of: "s\(i % 7)")
-                try await tx.append(stream: "s\(i % 7)", expectedVersion: v, [NewEvent("Test", ["i": .int(Int64(i))])])
+                try await tx.append(stream: "s\(i % 7)", expectedVersion: v, [NewEvent.noise("\(i)")])
             }
         }
         let a = ProjectorRunner(store: store, projection: RecordingProjection(), batchSize: 17)
@@ -91,7 +91,7 @@ struct EventOrderingTests {
                     for _ in 0..<25 {
                         try await store.write(appId: "a", metadata: .system("test"), lockKeys: ["shared"]) { tx in
                             let v = try await tx.currentVersion(of: "shared")
-                            try await tx.append(stream: "shared", expectedVersion: v, [NewEvent("Test", [:])])
+                            try await tx.append(stream: "shared", expectedVersion: v, [NewEvent.noise()])
                         }
                     }
                 }

@@ -22,7 +22,7 @@ struct FanOutFailureTests {
 
     /// `devices` installations on channel `c`, then a push to them accepted and targeted (every page) at
     /// `now`, taken after the installations are saved: leases are judged against the real clock by `DELETE`.
-    func targetedPush(_ db: TestDatabase, app: App, devices: Int) async throws -> (PushStore.Accepted, Date) {
+    func targetedPush(_ db: TestDatabase, app: App, devices: Int) async throws -> (PushCommands.Accepted, Date) {
         try await installs(db, app: app.appId, count: devices)
         let now = Date()
         let accepted = try await db.ledger.pushes.request(
@@ -34,7 +34,7 @@ struct FanOutFailureTests {
     }
 
     func record(_ db: TestDatabase, _ app: String, _ id: String) async throws -> JSON {
-        try #require(try await db.ledger.pushes.get(appId: app, pushId: id)?.json)
+        try #require(try await db.ledger.pushQueries.get(appId: app, pushId: id)?.json)
     }
 
     @Test("push_time 20 s ahead with expiration_interval 5: accepted, expires 5 s after push_time, and is sent")

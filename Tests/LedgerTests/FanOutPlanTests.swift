@@ -1,7 +1,7 @@
 import Foundation
+import Ledger
 import Postgres
 import PushCore
-import PushLedgerServer
 import TestEnvironment
 import TestSupport
 import Testing
@@ -54,7 +54,7 @@ struct FanOutPlanTests {
         let pushId = try await SimulatedPushes.push(
             ["channels": ["all"], "data": ["alert": "hi"]], app: app, at: t0, single, pageSize: 1, batchesPerPage: 1)
         try await SimulatedPushes.deliverPending(at: t0, single)
-        let record = try #require(try await single.pushes.get(appId: app.appId, pushId: pushId))
+        let record = try #require(try await single.pushQueries.get(appId: app.appId, pushId: pushId))
         #expect(record.json["successes"]?.intValue == 10, "\(record.json)")
 
         let rows = try await single.pool.query(

@@ -56,7 +56,7 @@ struct GroupSaveTests {
                     ))
             }
         }
-        let results = await withTaskGroup(of: (Int, Result<InstallationStore.SaveResult, any Error>).self) { group in
+        let results = await withTaskGroup(of: (Int, Result<InstallationCommands.SaveResult, any Error>).self) { group in
             for (i, request) in requests.enumerated() {
                 group.addTask {
                     do {
@@ -72,7 +72,7 @@ struct GroupSaveTests {
                     }
                 }
             }
-            var results: [Int: Result<InstallationStore.SaveResult, any Error>] = [:]
+            var results: [Int: Result<InstallationCommands.SaveResult, any Error>] = [:]
             for await (i, result) in group { results[i] = result }
             return results
         }
@@ -126,7 +126,7 @@ struct GroupSaveTests {
         let db = try await TestDatabase.make()
         let app = try await db.ledger.apps.create(name: "g", appId: "group")
         let store = db.ledger.installations
-        let saved = try await withThrowingTaskGroup(of: InstallationStore.SaveResult.self) { group in
+        let saved = try await withThrowingTaskGroup(of: InstallationCommands.SaveResult.self) { group in
             for i in 0..<40 {
                 group.addTask {
                     try await store.save(
@@ -193,14 +193,14 @@ struct GroupSaveTests {
         // up nothing, both create, and the second INSERT breaks the installationId's unique index at COMMIT.
         let now = LeanDate.format(Date())
         let saves = [1, 2].map { n in
-            InstallationStore.PendingSave(
+            InstallationCommands.PendingSave(
                 appId: app.appId,
                 body: ["deviceType": "android", "deviceToken": .string(Self.token(n)), "installationId": "shared"],
                 token: Self.token(n), installationId: "shared", identityKeys: ["token:\(Self.token(n))", "iid:shared"],
                 metadata: EventMetadata(keyKind: "client", requestId: "r\(n)"), now: now, wnsHosts: WNSHosts(),
                 writer: .master)
         }
-        let results = await InstallationStore.save(saves, store: db.ledger.events)
+        let results = await InstallationCommands.save(saves, store: db.ledger.events)
         let first = try results[0].get(), second = try results[1].get()
         #expect(first.created && !second.created)
         #expect(first.objectId == second.objectId)

@@ -294,9 +294,7 @@ extension ProjectedEvent {
                 "objectId": .string(page.objectId), "batch": .int(page.batch), "at": .string(page.at),
                 PushTargeted.targetCountKey: .int(page.devices),
             ]
-        case .push(let push): push.payload.json
-        case .installation(let change): change.json
-        case .other(_, let data): data
+        default: event.json
         }
     }
 }

@@ -64,7 +64,7 @@ struct ObjectRebuildTests {
         _ = try await db.ledger.apps.create(name: "o", appId: "objA")
         try await workload(db, appId: "objA", seed: 16)
         #expect(try await db.ledger.pool.query("SELECT count(*) AS n FROM objects")[0].int("n") > 20)
-        let types = try await db.ledger.objects.fieldTypes(appId: "objA", className: "Team")
+        let types = try await db.ledger.objectQueries.fieldTypes(appId: "objA", className: "Team")
         #expect(types["location"] == .geoPoint && types["score"] == .number && types["tags"] == .array)
 
         let report = try await db.ledger.rebuilder().run(verify: true)
@@ -94,7 +94,7 @@ struct ObjectRebuildTests {
                 body: ["loc": ["__type": "GeoPoint", "latitude": 200, "longitude": 0]], metadata: meta)
         }
         #expect(try await db.eventCount() == before)
-        let stored = try await store.get(appId: "objB", className: "Team", objectId: team.objectId)
+        let stored = try await db.ledger.objectQueries.get(appId: "objB", className: "Team", objectId: team.objectId)
         #expect(stored?.fields == ["city": "Beijing"])
     }
 
@@ -127,7 +127,7 @@ struct ObjectRebuildTests {
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        let types = try await store.fieldTypes(appId: "objC", className: "Race")
+        let types = try await db.ledger.objectQueries.fieldTypes(appId: "objC", className: "Race")
         let winner = try #require(types["x"])
         #expect(winner == .string || winner == .number)
         // Exactly the values of the winning type were stored, and all of them.

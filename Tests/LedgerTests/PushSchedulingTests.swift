@@ -33,14 +33,16 @@ struct PushSchedulingTests {
         #expect(
             try await targeting.step(app: app, pushId: accepted.objectId, now: now.addingTimeInterval(599)) == false)
         #expect(
-            try await db.ledger.pushes.get(appId: app.appId, pushId: accepted.objectId)?.json["status"] == "scheduled")
+            try await db.ledger.pushQueries.get(appId: app.appId, pushId: accepted.objectId)?.json["status"]
+                == "scheduled")
 
         let at = pushTime.addingTimeInterval(1)
         #expect(try await targeting.dueJobs(now: at).map(\.pushId) == [accepted.objectId])
         var pages = 1
         while try await targeting.step(app: app, pushId: accepted.objectId, now: at) { pages += 1 }
         #expect(pages == 3)
-        let record = try #require(try await db.ledger.pushes.get(appId: app.appId, pushId: accepted.objectId)?.json)
+        let record = try #require(
+            try await db.ledger.pushQueries.get(appId: app.appId, pushId: accepted.objectId)?.json)
         #expect(record["devices"] == 1203)
         #expect(record["status"] == "in-queue")
         let batches = try await db.ledger.pool.query(
@@ -73,7 +75,8 @@ struct PushSchedulingTests {
             ["data": ["alert": "x"], "prod": "dev"], devicesEndpoint: false, headerProd: nil, now: Date())
         let accepted = try await db.ledger.pushes.request(request, app: app, metadata: .system("test"))
         #expect(try await PushTargeting(store: db.ledger.events).step(app: app, pushId: accepted.objectId) == false)
-        let record = try #require(try await db.ledger.pushes.get(appId: app.appId, pushId: accepted.objectId)?.json)
+        let record = try #require(
+            try await db.ledger.pushQueries.get(appId: app.appId, pushId: accepted.objectId)?.json)
         #expect(record["status"]?.stringValue == PushEvent.Status.devLimit)
         #expect(record["devices"] == 0)
     }

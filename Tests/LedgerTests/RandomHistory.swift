@@ -212,24 +212,22 @@ struct RandomHistory {
         if !liveObjects.contains(key) {
             liveObjects.insert(key)
             let fields: [String: JSON] = ["name": .string("n\(next(9))"), "score": .int(Int64(next(50)))]
-            append(
-                stream, ObjectEvent.created,
-                ObjectEvent.createdData(
-                    className: className, objectId: id, fields: fields, types: ["name": .string, "score": .number],
-                    at: at()))
+            let created = ObjectCreated(
+                className: className, objectId: id, fields: fields, types: ["name": .string, "score": .number],
+                at: at())
+            append(stream, ObjectEvent.created, created.json)
         } else if next(4) == 0 {
             liveObjects.remove(key)
-            append(stream, ObjectEvent.deleted, ObjectEvent.deletedData(className: className, objectId: id, at: at()))
+            append(stream, ObjectEvent.deleted, ObjectDeleted(className: className, objectId: id, at: at()).json)
         } else {
             // A field seen for the first time fixes its type; the first type written for it stays.
             let field = "f\(next(4))"
             let value: JSON = next(2) == 0 ? .bool(true) : .string("v")
-            append(
-                stream, ObjectEvent.updated,
-                ObjectEvent.updatedData(
-                    className: className, objectId: id, set: [field: value, "score": .int(Int64(next(50)))],
-                    unset: next(3) == 0 ? ["name"] : [], types: [field: value == .bool(true) ? .boolean : .string],
-                    at: at()))
+            let updated = ObjectUpdated(
+                className: className, objectId: id, set: [field: value, "score": .int(Int64(next(50)))],
+                unset: next(3) == 0 ? ["name"] : [], types: [field: value == .bool(true) ? .boolean : .string],
+                at: at())
+            append(stream, ObjectEvent.updated, updated.json)
         }
     }
 

@@ -62,7 +62,7 @@ enum ReplayTestSupport {
     }
 
     /// Lets the wall clock move past every timestamp written so far, so an instant taken now separates
-    /// "before" from "after" (InstallationStore stamps events with the real time).
+    /// "before" from "after" (InstallationCommands stamps events with the real time).
     static func tick() async throws { try await Task.sleep(for: .milliseconds(15)) }
 }
 

@@ -54,9 +54,9 @@ struct RetentionTests {
         #expect(first.purgedPushes == 1)
         #expect(first.expiredInstallations == 0)
         #expect(first.closedDays == 2)
-        #expect(try await ledger.pushes.get(appId: app.appId, pushId: old) == nil)
-        #expect(try await ledger.pushes.get(appId: app.appId, pushId: recent) != nil)
-        #expect(try await ledger.pushes.get(appId: app.appId, pushId: scheduled) != nil)
+        #expect(try await ledger.pushQueries.get(appId: app.appId, pushId: old) == nil)
+        #expect(try await ledger.pushQueries.get(appId: app.appId, pushId: recent) != nil)
+        #expect(try await ledger.pushQueries.get(appId: app.appId, pushId: scheduled) != nil)
         // Its aggregates stay for the reports.
         let kept = try await ledger.pool.query("SELECT devices, successes FROM push_stats WHERE push_id = \(old)")
         #expect(kept.map { [$0["devices"], $0["successes"]] } == [["6", "6"]])
@@ -154,7 +154,7 @@ struct RetentionTests {
         }
         let id = try await SimulatedPushes.push(["data": ["alert": "x"]], app: app, at: t0, ledger)
         #expect(
-            try await ledger.pushes.get(appId: app.appId, pushId: id)?.json["status"]?.stringValue
+            try await ledger.pushQueries.get(appId: app.appId, pushId: id)?.json["status"]?.stringValue
                 == PushEvent.Status.quotaReached(1))
         let later = t0.addingTimeInterval(8 * 86400)
         #expect(try await RetentionJob(store: ledger.events).run(now: later).purgedPushes == 0)

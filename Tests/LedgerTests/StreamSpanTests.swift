@@ -105,7 +105,7 @@ struct StreamSpanTests {
         }
         #expect(timed.map(\.event.version) == [1, 2])
         let origins = try await LockedPartitions.completes(holding: holder) {
-            try await db.ledger.pushes.origins(appId: "p", pushIds: ["p1", "p2"])
+            try await db.ledger.pushQueries.origins(appId: "p", pushIds: ["p1", "p2"])
         }
         #expect(
             origins == [

@@ -51,7 +51,7 @@ struct TargetStorageTests {
         #expect(Set(targeted.map(\.token)) == Set((1...60).map { String(format: "%064x", $0) }))
 
         try await SimulatedPushes.deliverPending(at: t0, db.ledger)
-        let record = try #require(try await db.ledger.pushes.get(appId: app.appId, pushId: pushId))
+        let record = try #require(try await db.ledger.pushQueries.get(appId: app.appId, pushId: pushId))
         #expect(record.json["successes"]?.intValue == 60, "\(record.json)")
         #expect(record.json["devices"]?.intValue == 60)
         #expect(record.json["status"]?.stringValue == "done")
@@ -108,7 +108,7 @@ struct TargetStorageTests {
         }
         #expect(targeted.count == 25)
         #expect(Set(targeted.map(\.objectId)) == saved)
-        let record = try #require(try await db.ledger.pushes.get(appId: app.appId, pushId: pushId))
+        let record = try #require(try await db.ledger.pushQueries.get(appId: app.appId, pushId: pushId))
         #expect(record.json["successes"]?.intValue == 25, "\(record.json)")
         #expect(record.json["status"]?.stringValue == "done")
     }

@@ -46,7 +46,7 @@ struct UsageScenarioTests {
             "SELECT type FROM events WHERE app_id = \(UsageScenario.appId) AND stream = 'limits' ORDER BY position")
         #expect(try limitEvents.map { try $0.string("type") } == [UsageEvent.rateLimited, UsageEvent.quotaRefused])
         // P5 stopped at the quota after 2 of its 3 devices, and says so once sent.
-        let p5 = try #require(try await db.ledger.pushes.get(appId: UsageScenario.appId, pushId: s.p5)?.json)
+        let p5 = try #require(try await db.ledger.pushQueries.get(appId: UsageScenario.appId, pushId: s.p5)?.json)
         #expect(p5["devices"] == 2)
         #expect(p5["successes"] == 2)
         #expect(p5["status"]?.stringValue == PushEvent.Status.quotaReached(8))
@@ -71,7 +71,7 @@ struct UsageScenarioTests {
         #expect(byPush[s.p1] == ["6", "5", "1", "4", "1", "4", "3"])
         #expect(byPush[s.p5] == ["2", "2", "0", "0", "2", "0", "0"])
         #expect(byPush[s.p6] == ["1", "1", "0", "1", "0", "1", "1"])
-        let p1 = try #require(try await db.ledger.pushes.get(appId: UsageScenario.appId, pushId: s.p1)?.json)
+        let p1 = try #require(try await db.ledger.pushQueries.get(appId: UsageScenario.appId, pushId: s.p1)?.json)
         #expect(p1["opens"] == 4)
 
         let seconds = try await db.ledger.pool.query(

@@ -21,7 +21,7 @@ struct AuditReportTests {
             metadata: client)
         _ = try await ledger.installations.update(
             appId: ReportFixture.appId, objectId: saved.objectId, body: ["channels": ["news"]], metadata: client)
-        let app = try #require(try await ledger.apps.find(ReportFixture.appId))
+        let app = try #require(try await ledger.appDirectory.find(ReportFixture.appId))
         func push(_ alert: String) async throws -> String {
             let request = try PushRequest.parse(
                 ["where": ["channels": "news"], "data": ["alert": .string(alert)]], devicesEndpoint: false,

@@ -1,7 +1,6 @@
 import Foundation
 import Ledger
 import PushCore
-import PushLedgerServer
 
 /// Drives the push pipeline by hand at simulated instants — request, targeting, delivery — the way
 /// `serve`'s fan-out does, without a provider, so tests can place each step on a chosen day.

@@ -2,7 +2,6 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
-import PushLedgerServer
 
 /// A fresh, migrated database on the throw-away cluster that `scripts/test` starts
 /// (`PUSHLEDGER_TEST_PG`, a libpq URI without a database name).

@@ -2,7 +2,6 @@ import Foundation
 import Ledger
 import Postgres
 import PushCore
-import PushLedgerServer
 
 /// A scripted history with known numbers over two simulated days of an app in Asia/Shanghai (UTC+8):
 /// installations, pushes, deliveries, opens with and without `_nid`, a plain app open, a late open past the

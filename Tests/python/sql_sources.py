@@ -74,7 +74,7 @@ FRAGMENTS = {
     "forgiveToken(updated.set, at: updated.updatedAt, appId: event.appId, schema: schema)": "DELETE FROM public.invalid_tokens "
     "WHERE app_id = $ AND token = ANY($::text[]) AND invalid_since < $::timestamptz",
     "PushLifecycleInterpreter.workFinished": "TRUE",
-    # PushStore+Merged: the status of a notification_id's requests as one record.
+    # PushCommands+Merged: the status of a notification_id's requests as one record.
     "Self.mergedStatus": "CASE WHEN bool_or(status = 'in-queue') THEN 'in-queue' "
     "WHEN bool_or(status = 'scheduled') THEN 'scheduled' WHEN bool_and(status = 'done') THEN 'done' "
     "ELSE (array_agg(status ORDER BY created_at, object_id) FILTER (WHERE status <> 'done'))[1] END",

@@ -31,7 +31,7 @@ ACROSS_APPS = {
         "an asynchronous projector's start: the newest event of the global order",
     ("Ledger/Retention/RetentionJob.swift", "apps", "FROM apps ORDER BY app_id"):
         "the retention job visits every app; `apps` is a reference table",
-    ("Ledger/Apps/AppStore.swift", "apps", "FROM apps ORDER BY created_at"):
+    ("Ledger/Apps/AppDirectory.swift", "apps", "FROM apps ORDER BY created_at"):
         "`pushledger app list` lists every app; `apps` is a reference table",
     ("Ledger/Push/PushLifecycleInterpreter+Work.swift", "push_jobs", "send_at <= "):
         "the fan-out's work queue: any process takes due jobs of any app (a multi-shard query under Citus)",
@@ -41,7 +41,7 @@ ACROSS_APPS = {
         "the backlog gauges of /metrics are summed over every app",
     ("Ledger/Push/PushLifecycleInterpreter+Work.swift", "push_batches", "count(*)"):
         "the backlog gauges of /metrics are summed over every app",
-    ("Ledger/Channel/ChannelStore.swift", "channel_messages", "expire_at <= "):
+    ("Ledger/Channel/ChannelMessages.swift", "channel_messages", "expire_at <= "):
         "the own channel's expiry sweep over every app's pending messages",
     ("Ledger/Objects/FieldIndexes.swift", "class_fields", "SELECT DISTINCT field, type FROM class_fields"):
         "index maintenance: the objects' field indexes are per field name, shared by every app",
@@ -145,10 +145,10 @@ def test_collects_the_statements_of_every_store():
     statements = collect()
     files = {s.file for s in statements}
     # A sample of the places queries live; a collector that silently lost them would fail here.
-    for expected in ["Ledger/EventStore/LedgerTransaction.swift", "Ledger/Installations/InstallationStore.swift",
-                     "Ledger/Installations/InstallationStore+Query.swift", "Ledger/Query/PGPool+ListQuery.swift",
+    for expected in ["Ledger/EventStore/LedgerTransaction.swift", "Ledger/Installations/InstallationCommands.swift",
+                     "Ledger/Installations/InstallationQueries.swift", "Ledger/Query/PGPool+ListQuery.swift",
                      "Ledger/Push/PushLifecycleInterpreter+Work.swift", "Ledger/Projections/InstallationProjection.swift",
-                     "Reports/Definitions/billing.sql", "Ledger/Objects/ObjectStore.swift"]:
+                     "Reports/Definitions/billing.sql", "Ledger/Objects/ObjectCommands.swift"]:
         assert expected in files
     assert len(statements) > 120
     assert not [s.site for s in statements if s.problems], "interpolations without SQL text: see RAW_TEXT"

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPEdge
 import HTTPTypes
 import Hummingbird
 import Ledger
@@ -10,12 +11,12 @@ import PushCore
 /// (`md5(timestamp + key),timestamp[,master]`, 15 minutes of skew), or the legacy `X-AVOSCloud-*` headers;
 /// a user's session token rides along (SPEC §12.5).
 public struct AuthMiddleware: RouterMiddleware {
-    public typealias Context = PushContext
+    public typealias Context = AppRequestContext
 
-    let apps: AppStore
+    let apps: AppDirectory
     let clock: ServiceClock
 
-    public init(apps: AppStore, clock: ServiceClock = .system) {
+    public init(apps: AppDirectory, clock: ServiceClock = .system) {
         self.apps = apps
         self.clock = clock
     }
@@ -23,7 +24,7 @@ public struct AuthMiddleware: RouterMiddleware {
     public static let signatureSkew: TimeInterval = 15 * 60
 
     public func handle(
-        _ request: Request, context: PushContext, next: (Request, PushContext) async throws -> Response
+        _ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response
     )
         async throws -> Response
     {
@@ -55,7 +56,6 @@ public struct AuthMiddleware: RouterMiddleware {
         context.sessionToken =
             request.query("session_token") ?? header("X-LC-Session") ?? header("X-AVOSCloud-Session-Token")
         context.logger[metadataKey: "app_id"] = .string(app.appId)
-        context.facts.appId = app.appId
         return try await next(request, context)
     }
 

@@ -1,5 +1,6 @@
 import DeviceChannel
 import Foundation
+import HTTPEdge
 import Hummingbird
 import Ledger
 import PushCore
@@ -12,7 +13,7 @@ public struct ChannelRoutes: Sendable {
 
     public init(channel: DeviceChannel) { self.channel = channel }
 
-    public func register(on router: some RouterMethods<PushContext>) {
+    public func register(on router: some RouterMethods<AppRequestContext>) {
         router.get("channel") { request, _ -> Response in
             switch await channel.check(request.head) {
             case .refused(let error):

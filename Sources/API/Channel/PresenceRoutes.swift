@@ -1,5 +1,6 @@
 import DeviceChannel
 import Foundation
+import HTTPEdge
 import Hummingbird
 import Ledger
 import PushCore
@@ -7,38 +8,25 @@ import PushCore
 /// `GET /1.1/installations/:objectId/online` (master key): a device's presence on the own channel.
 public struct PresenceRoutes: Sendable {
     let channel: DeviceChannel
-    let installations: InstallationStore
+    let installations: InstallationQueries
 
-    public init(channel: DeviceChannel, installations: InstallationStore) {
+    public init(channel: DeviceChannel, installations: InstallationQueries) {
         self.channel = channel
         self.installations = installations
     }
 
-    public func register(on router: some RouterMethods<PushContext>) {
+    public func register(on router: some RouterMethods<AppRequestContext>) {
         router.get("installations/:objectId/online") { _, context -> Response in
             let app = try context.requireMaster()
             return JSONResponse.make(try await presence(app: app, objectId: try context.parameters.require("objectId")))
         }
     }
 
-    /// `{"online","since","lastSeen"}` of an installation of `app` (the console shows the same).
-    public func presence(app: App, objectId: String) async throws -> JSON {
+    /// The presence of an installation of `app`; an installation it does not have is not found.
+    func presence(app: App, objectId: String) async throws -> JSON {
         guard try await installations.get(appId: app.appId, objectId: objectId) != nil else {
             throw LeanError.notFound()
         }
-        let presence = try await channel.ledger.presence(appId: app.appId, objectId: objectId)
-        return Self.rendered(presence, now: channel.ledger.clock.now(), window: channel.onlineWindow)
-    }
-
-    /// `online` is true while the device holds a connection that was heard from within the online window
-    /// (a connection whose process died stops counting once it is that stale); dates are null for a device
-    /// that never connected.
-    static func rendered(_ presence: Presence?, now: Date, window: Duration) -> JSON {
-        guard let presence else { return ["online": false, "since": .null, "lastSeen": .null] }
-        let fresh = now.timeIntervalSince(presence.lastSeen) <= window.timeInterval
-        return [
-            "online": .bool(presence.connected && fresh),
-            "since": .string(LeanDate.format(presence.since)), "lastSeen": .string(LeanDate.format(presence.lastSeen)),
-        ]
+        return try await channel.presence(appId: app.appId, objectId: objectId)
     }
 }

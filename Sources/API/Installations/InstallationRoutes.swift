@@ -1,5 +1,6 @@
 import DeviceChannel
 import Foundation
+import HTTPEdge
 import HTTPTypes
 import Hummingbird
 import Ledger
@@ -7,16 +8,18 @@ import PushCore
 
 /// `_Installation` endpoints under both spellings the SDKs use (SPEC §3).
 public struct InstallationRoutes: Sendable {
-    let installations: InstallationStore
+    let installations: InstallationCommands
+    let queries: InstallationQueries
     /// Where sessions are looked up: a pointer at a `_User` is that user's to set (`UserPointerRule`).
-    let objects: ObjectStore
+    let objects: ObjectQueries
 
-    public init(installations: InstallationStore, objects: ObjectStore) {
+    public init(installations: InstallationCommands, queries: InstallationQueries, objects: ObjectQueries) {
         self.installations = installations
+        self.queries = queries
         self.objects = objects
     }
 
-    public func register(on router: some RouterMethods<PushContext>) {
+    public func register(on router: some RouterMethods<AppRequestContext>) {
         for base in ["installations", "classes/_Installation"] {
             router.post(RouterPath(base)) { request, context in try await create(request, context) }
             router.get(RouterPath(base)) { request, context in try await list(request, context) }
@@ -26,7 +29,7 @@ public struct InstallationRoutes: Sendable {
         }
     }
 
-    func create(_ request: Request, _ context: PushContext) async throws -> Response {
+    func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireApp()
         let body = try await request.jsonObject()
         let result = try await installations.save(
@@ -47,7 +50,7 @@ public struct InstallationRoutes: Sendable {
         return JSONResponse.make(.object(out))
     }
 
-    func update(_ request: Request, _ context: PushContext) async throws -> Response {
+    func update(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireApp()
         let objectId = try context.parameters.require("objectId")
         let body = try await request.jsonObject()
@@ -57,25 +60,25 @@ public struct InstallationRoutes: Sendable {
         return JSONResponse.make(["updatedAt": .string(updatedAt)])
     }
 
-    func get(_ request: Request, _ context: PushContext) async throws -> Response {
+    func get(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireApp()
         let objectId = try context.parameters.require("objectId")
-        guard let found = try await installations.get(appId: app.appId, objectId: objectId) else {
+        guard let found = try await queries.get(appId: app.appId, objectId: objectId) else {
             throw LeanError.notFound()
         }
         return JSONResponse.make(found.rendered(keys: try Self.keys(request)))
     }
 
-    func delete(_ request: Request, _ context: PushContext) async throws -> Response {
+    func delete(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireMaster()
         let objectId = try context.parameters.require("objectId")
         try await installations.delete(appId: app.appId, objectId: objectId, metadata: context.metadata(for: request))
         return JSONResponse.make([:])
     }
 
-    func list(_ request: Request, _ context: PushContext) async throws -> Response {
+    func list(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireMaster()
-        let (results, total) = try await installations.list(
+        let (results, total) = try await queries.list(
             appId: app.appId, try Self.listRequest(request), rights: QueryRights(isMaster: context.isMaster))
         var out: [String: JSON] = ["results": .array(results)]
         if let total { out["count"] = .int(Int64(total)) }

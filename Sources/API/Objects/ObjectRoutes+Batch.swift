@@ -1,4 +1,5 @@
 import Foundation
+import HTTPEdge
 import Hummingbird
 import Ledger
 import PushCore
@@ -11,7 +12,7 @@ extension ObjectRoutes {
     /// if sent alone (its own transaction and events; one failing leaves the others done), and answers
     /// `{"success":…}` or `{"error":{"code","error"}}` in its slot, as Parse does. Paths: `/1.1/classes/…` and
     /// `/1.1/users…`.
-    func batch(_ request: Request, _ context: PushContext) async throws -> Response {
+    func batch(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try context.requireApp()
         let body = try await request.jsonObject()
         guard let requests = body["requests"]?.arrayValue else {
@@ -39,7 +40,7 @@ extension ObjectRoutes {
     }
 
     /// One request of a batch, answered as its REST call would be.
-    func run(_ item: JSON, _ context: PushContext, metadata: EventMetadata) async throws -> JSON {
+    func run(_ item: JSON, _ context: AppRequestContext, metadata: EventMetadata) async throws -> JSON {
         guard let method = item["method"]?.stringValue?.uppercased(), let path = item["path"]?.stringValue else {
             throw LeanError(.malformedJSON, "A batch request needs a method and a path.")
         }
@@ -63,7 +64,7 @@ extension ObjectRoutes {
             try await objects.delete(appId: appId, className: className, objectId: objectId, metadata: metadata)
             return [:]
         case ("GET", let objectId?):
-            guard let found = try await objects.get(appId: appId, className: className, objectId: objectId) else {
+            guard let found = try await queries.get(appId: appId, className: className, objectId: objectId) else {
                 throw LeanError.notFound()
             }
             return found.rendered()
@@ -71,7 +72,7 @@ extension ObjectRoutes {
             // A listing, as Parse's batch allows: its parameters in the path's query or the body (where as an
             // object or its JSON text), held to the caller's rights like the listing route.
             let query = try InstallationRoutes.listRequest { Self.parameter($0, path: path, body: body) }
-            let (results, total) = try await objects.list(
+            let (results, total) = try await queries.list(
                 appId: appId, className: className, query, rights: QueryRights(isMaster: context.isMaster))
             var out: [String: JSON] = ["results": .array(results)]
             if let total { out["count"] = .int(Int64(total)) }

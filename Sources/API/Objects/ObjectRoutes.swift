@@ -1,4 +1,5 @@
 import Foundation
+import HTTPEdge
 import HTTPTypes
 import Hummingbird
 import Ledger
@@ -9,11 +10,15 @@ import PushCore
 /// win over `:className`). Without ACLs, the app key may do everything to ordinary classes, as LeanCloud does
 /// for a class without ACLs; listing or batching `_User` needs the master key, since a user's row is theirs.
 public struct ObjectRoutes: Sendable {
-    let objects: ObjectStore
+    let objects: ObjectCommands
+    let queries: ObjectQueries
 
-    public init(objects: ObjectStore) { self.objects = objects }
+    public init(objects: ObjectCommands, queries: ObjectQueries) {
+        self.objects = objects
+        self.queries = queries
+    }
 
-    public func register(on router: some RouterMethods<PushContext>) {
+    public func register(on router: some RouterMethods<AppRequestContext>) {
         router.post("classes/:className") { request, context in
             try await create(request, context, className: context.parameters.require("className"))
         }
@@ -33,7 +38,7 @@ public struct ObjectRoutes: Sendable {
     }
 
     /// One request's target: the app, after checking the key may touch the class at all.
-    static func authorize(_ className: String, _ context: PushContext) throws -> String {
+    static func authorize(_ className: String, _ context: AppRequestContext) throws -> String {
         let app = try context.requireApp()
         let className = try ClassName.requireObjectClass(className)
         if className == ClassName.user, !context.isMaster {
@@ -48,7 +53,7 @@ public struct ObjectRoutes: Sendable {
         className == ClassName.user ? "/1.1/users/\(objectId)" : "/1.1/classes/\(className)/\(objectId)"
     }
 
-    func create(_ request: Request, _ context: PushContext, className: String) async throws -> Response {
+    func create(_ request: Request, _ context: AppRequestContext, className: String) async throws -> Response {
         let appId = try Self.authorize(className, context)
         let body = try await request.jsonObject()
         let created = try await objects.create(
@@ -60,16 +65,16 @@ public struct ObjectRoutes: Sendable {
             headers: headers)
     }
 
-    func get(_ request: Request, _ context: PushContext, className: String) async throws -> Response {
+    func get(_ request: Request, _ context: AppRequestContext, className: String) async throws -> Response {
         let appId = try Self.authorize(className, context)
         let objectId = try context.parameters.require("objectId")
-        guard let found = try await objects.get(appId: appId, className: className, objectId: objectId) else {
+        guard let found = try await queries.get(appId: appId, className: className, objectId: objectId) else {
             throw LeanError.notFound()
         }
         return JSONResponse.make(found.rendered(keys: try InstallationRoutes.keys(request)))
     }
 
-    func update(_ request: Request, _ context: PushContext, className: String) async throws -> Response {
+    func update(_ request: Request, _ context: AppRequestContext, className: String) async throws -> Response {
         let appId = try Self.authorize(className, context)
         let objectId = try context.parameters.require("objectId")
         if request.query("where") != nil {
@@ -83,7 +88,7 @@ public struct ObjectRoutes: Sendable {
         return JSONResponse.make(["updatedAt": .string(updatedAt)])
     }
 
-    func delete(_ request: Request, _ context: PushContext, className: String) async throws -> Response {
+    func delete(_ request: Request, _ context: AppRequestContext, className: String) async throws -> Response {
         let appId = try Self.authorize(className, context)
         let objectId = try context.parameters.require("objectId")
         try await objects.delete(
@@ -91,10 +96,10 @@ public struct ObjectRoutes: Sendable {
         return JSONResponse.make([:])
     }
 
-    func list(_ request: Request, _ context: PushContext, className: String) async throws -> Response {
+    func list(_ request: Request, _ context: AppRequestContext, className: String) async throws -> Response {
         let appId = try Self.authorize(className, context)
         let query = try InstallationRoutes.listRequest(request)
-        let (results, total) = try await objects.list(
+        let (results, total) = try await queries.list(
             appId: appId, className: className, query, rights: QueryRights(isMaster: context.isMaster))
         var out: [String: JSON] = ["results": .array(results)]
         if let total { out["count"] = .int(Int64(total)) }

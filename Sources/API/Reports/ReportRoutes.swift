@@ -1,3 +1,4 @@
+import HTTPEdge
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -11,11 +12,11 @@ public struct ReportRoutes: Sendable {
 
     public init(reports: ReportRunner) { self.reports = reports }
 
-    public func register(on router: some RouterMethods<PushContext>) {
+    public func register(on router: some RouterMethods<AppRequestContext>) {
         router.get("reports/:name") { request, context in try await report(request, context) }
     }
 
-    func report(_ request: Request, _ context: PushContext) async throws -> Response {
+    func report(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireMaster()
         let name = try ReportName.parse(try context.parameters.require("name"))
         let format = try request.query("format").map(ReportFormat.parse) ?? .json

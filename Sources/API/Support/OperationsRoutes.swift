@@ -1,4 +1,5 @@
 import Foundation
+import HTTPEdge
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -33,7 +34,7 @@ public struct OperationsRoutes: Sendable {
         self.metricsToken = metricsToken
     }
 
-    func register(on router: Router<PushContext>) {
+    func register(on router: Router<AppRequestContext>) {
         router.get("/health") { _, _ in JSONResponse.make(["status": "ok"]) }
         router.get("/ready") { _, _ in try await self.ready() }
         if let renderMetrics {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPEdge
 import HTTPTypes
 import Hummingbird
 import Ledger
@@ -7,23 +8,26 @@ import PushCore
 /// `_User` as the SDKs use it (SPEC §12.5): sign-up, login, `users/me`, a user's own row and session refresh,
 /// under `/1.1/users…` and `/1.1/classes/_User…` (whose literal path wins over `classes/:className`). The
 /// password is taken out of every body before anything else reads it, hashed, and never answered, logged or
-/// recorded; `ObjectStore+Users` keeps the hashes outside the log.
+/// recorded; `ObjectCommands+Users` keeps the hashes outside the log.
 public struct UserRoutes: Sendable {
-    let objects: ObjectStore
+    let objects: ObjectCommands
+    let queries: ObjectQueries
     let throttle: UserLoginThrottle
     let clock: ServiceClock
 
-    public init(objects: ObjectStore, clock: ServiceClock = .system) {
+    public init(objects: ObjectCommands, queries: ObjectQueries, clock: ServiceClock = .system) {
         self.objects = objects
+        self.queries = queries
         self.throttle = UserLoginThrottle()
         self.clock = clock
     }
 
-    public func register(on router: some RouterMethods<PushContext>) {
+    public func register(on router: some RouterMethods<AppRequestContext>) {
         for base in ["users", "classes/_User"] {
             router.post(RouterPath(base)) { request, context in try await signUp(request, context) }
             router.get(RouterPath(base)) { request, context in
-                try await ObjectRoutes(objects: objects).list(request, context, className: ClassName.user)
+                try await ObjectRoutes(objects: objects, queries: queries).list(
+                    request, context, className: ClassName.user)
             }
             router.get(RouterPath(base + "/:objectId")) { request, context in try await get(request, context) }
             router.put(RouterPath(base + "/:objectId")) { request, context in try await update(request, context) }
@@ -38,7 +42,7 @@ public struct UserRoutes: Sendable {
 
     /// `{"username","password",…}`: the app key signs a user up (both required) and gets its first session;
     /// the master key may also create a user without a password, who cannot log in.
-    func signUp(_ request: Request, _ context: PushContext) async throws -> Response {
+    func signUp(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireApp()
         var body = try await request.jsonObject()
         let password = try Self.takePassword(&body)
@@ -48,7 +52,7 @@ public struct UserRoutes: Sendable {
             }
             guard password != nil else { throw LeanError.passwordMissing }
         }
-        var session: (credentials: ObjectStore.NewCredentials, token: String)?
+        var session: (credentials: ObjectCommands.NewCredentials, token: String)?
         if let password { session = try await Self.newCredentials(password) }
         let created = try await objects.signUp(
             appId: app.appId, body: body, credentials: session?.credentials, metadata: context.metadata(for: request))
@@ -61,7 +65,7 @@ public struct UserRoutes: Sendable {
 
     /// `POST /1.1/login` with a JSON body, or `GET /1.1/login?username=&password=`: the user and a new session.
     /// Failures are throttled per username and per address (code 219 with `Retry-After`).
-    func logIn(_ request: Request, _ context: PushContext) async throws -> Response {
+    func logIn(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireApp()
         let params: [String: JSON] =
             request.method == .get
@@ -77,7 +81,7 @@ public struct UserRoutes: Sendable {
         if let retryAfter = throttle.refusal(attempt, now: at) {
             throw LeanError.loginThrottled(retryAfter: retryAfter)
         }
-        guard let found = try await objects.credentials(appId: app.appId, username: username) else {
+        guard let found = try await queries.credentials(appId: app.appId, username: username) else {
             throttle.recordFailure(attempt, now: at)
             throw LeanError.userNotFound
         }
@@ -90,10 +94,10 @@ public struct UserRoutes: Sendable {
     }
 
     /// The signed-in user (`X-LC-Session`, or `session_token` as `User.become` sends it), with that token.
-    func me(_ request: Request, _ context: PushContext) async throws -> Response {
+    func me(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireApp()
-        guard let userId = try await context.signedInUser(objects), let token = context.sessionToken,
-            let user = try await objects.get(appId: app.appId, className: ClassName.user, objectId: userId)
+        guard let userId = try await context.signedInUser(queries), let token = context.sessionToken,
+            let user = try await queries.get(appId: app.appId, className: ClassName.user, objectId: userId)
         else { throw LeanError.userNotFound }
         var out = user.rendered(keys: try InstallationRoutes.keys(request)).objectValue ?? [:]
         out["sessionToken"] = .string(token)
@@ -101,11 +105,11 @@ public struct UserRoutes: Sendable {
     }
 
     /// One user, to the master key or that user's own session.
-    func get(_ request: Request, _ context: PushContext) async throws -> Response {
+    func get(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireApp()
         let objectId = try context.parameters.require("objectId")
         try await requireSelfOrMaster(objectId, context, else: Self.masterOnlyRead)
-        guard let found = try await objects.get(appId: app.appId, className: ClassName.user, objectId: objectId) else {
+        guard let found = try await queries.get(appId: app.appId, className: ClassName.user, objectId: objectId) else {
             throw LeanError.notFound()
         }
         return JSONResponse.make(found.rendered(keys: try InstallationRoutes.keys(request)))
@@ -113,7 +117,7 @@ public struct UserRoutes: Sendable {
 
     /// PUT by the user's own session or the master key; a new `password` answers a new `sessionToken`, and
     /// every earlier session of the user ends.
-    func update(_ request: Request, _ context: PushContext) async throws -> Response {
+    func update(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireApp()
         let objectId = try context.parameters.require("objectId")
         if request.query("where") != nil {
@@ -121,9 +125,9 @@ public struct UserRoutes: Sendable {
         }
         var body = try await request.jsonObject()
         let password = try Self.takePassword(&body)
-        let writer = try await context.writer(objects)
+        let writer = try await context.writer(queries)
         guard writer == .master || writer.userId == objectId else { throw LeanError.userNeedsSession }
-        var session: (credentials: ObjectStore.NewCredentials, token: String)?
+        var session: (credentials: ObjectCommands.NewCredentials, token: String)?
         if let password { session = try await Self.newCredentials(password) }
         let updatedAt = try await objects.updateUser(
             appId: app.appId, objectId: objectId, body: body, credentials: session?.credentials, writer: writer,
@@ -133,7 +137,7 @@ public struct UserRoutes: Sendable {
         return JSONResponse.make(.object(out))
     }
 
-    func delete(_ request: Request, _ context: PushContext) async throws -> Response {
+    func delete(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireApp()
         let objectId = try context.parameters.require("objectId")
         try await requireSelfOrMaster(objectId, context, else: LeanError.userNeedsSession)
@@ -144,7 +148,7 @@ public struct UserRoutes: Sendable {
 
     /// `PUT` (what the SDKs send) or `POST /1.1/users/:objectId/refreshSessionToken`: a new session token for
     /// the user, every earlier one revoked.
-    func refresh(_ request: Request, _ context: PushContext) async throws -> Response {
+    func refresh(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireApp()
         let objectId = try context.parameters.require("objectId")
         try await requireSelfOrMaster(objectId, context, else: LeanError.userNeedsSession)
@@ -153,7 +157,7 @@ public struct UserRoutes: Sendable {
 
     /// Starts a session for `userId` and answers the user with its token.
     private func answerWithSession(app: App, userId: String, replacingOthers: Bool) async throws -> Response {
-        guard let user = try await objects.get(appId: app.appId, className: ClassName.user, objectId: userId) else {
+        guard let user = try await queries.get(appId: app.appId, className: ClassName.user, objectId: userId) else {
             throw LeanError.userNotFound
         }
         let token = SessionToken.make()
@@ -165,11 +169,11 @@ public struct UserRoutes: Sendable {
     }
 
     private func requireSelfOrMaster(
-        _ objectId: String, _ context: PushContext, else refusal: LeanError
+        _ objectId: String, _ context: AppRequestContext, else refusal: LeanError
     )
         async throws
     {
-        let writer = try await context.writer(objects)
+        let writer = try await context.writer(queries)
         guard writer == .master || writer.userId == objectId else { throw refusal }
     }
 
@@ -186,10 +190,10 @@ public struct UserRoutes: Sendable {
     static func newCredentials(
         _ password: String
     ) async throws -> (
-        credentials: ObjectStore.NewCredentials, token: String
+        credentials: ObjectCommands.NewCredentials, token: String
     ) {
         let token = SessionToken.make()
         let hash = try await PasswordHash.make(password)
-        return (ObjectStore.NewCredentials(passwordHash: hash, sessionHash: SessionToken.hash(token)), token)
+        return (ObjectCommands.NewCredentials(passwordHash: hash, sessionHash: SessionToken.hash(token)), token)
     }
 }

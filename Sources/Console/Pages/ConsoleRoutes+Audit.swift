@@ -1,12 +1,12 @@
-import API
 import Foundation
+import HTTPEdge
 import Hummingbird
 import PushCore
 import Reports
 
 /// Audit (SPEC §9's audit report): who did what, from where, filtered by key kind, action and address.
 extension ConsoleRoutes {
-    func auditPage(_ request: Request, _ context: PushContext) async throws -> Response {
+    func auditPage(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let chrome = try chrome(request, context, section: "audit")
         let document = try await run(.audit, request, context)
         let table = document.table

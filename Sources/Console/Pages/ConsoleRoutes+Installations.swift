@@ -1,5 +1,5 @@
-import API
 import Foundation
+import HTTPEdge
 import Hummingbird
 import Ledger
 import PushCore
@@ -7,11 +7,11 @@ import PushCore
 /// Installation lookup by objectId, device token, installationId or registrationId: its fields, validity,
 /// presence on the own channel, its history from the log, and "why not targeted by push X?" via `explain`.
 extension ConsoleRoutes {
-    func installationLookup(_ request: Request, _ context: PushContext) async throws -> Response {
+    func installationLookup(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireMaster()
         let chrome = try chrome(request, context, section: "installations")
         var values: [String: Any] = ["q": request.query("q") ?? "", "push": request.query("push") ?? ""]
-        values["recentPushes"] = try await services.pushes.list(appId: app.appId, limit: 20, skip: 0).map {
+        values["recentPushes"] = try await services.pushQueries.list(appId: app.appId, limit: 20, skip: 0).map {
             ["objectId": $0.json["objectId"]?.stringValue ?? "", "audience": Shown.audience($0.json["where"])]
         }
         guard let q = nonEmpty(request.query("q"))?.trimmingCharacters(in: .whitespaces) else {
@@ -91,7 +91,7 @@ extension ConsoleRoutes {
         out["updated"] = Shown.time(stored.updatedAt)
         out["created"] = Shown.time(stored.createdAt)
         out["validity"] = ["valid": valid, "fresh": fresh, "ttl": ttl, "targetable": valid && fresh] as [String: Any]
-        let presence = try await services.presence.presence(app: app, objectId: objectId)
+        let presence = try await services.channel.presence(appId: app.appId, objectId: objectId)
         out["presence"] =
             [
                 "online": presence["online"]?.boolValue ?? false, "since": Shown.time(presence["since"]?.stringValue),

@@ -1,5 +1,5 @@
-import API
 import Foundation
+import HTTPEdge
 import Hummingbird
 import PushCore
 
@@ -9,7 +9,7 @@ extension ConsoleRoutes {
     /// posted from another site carries neither the cookie (SameSite=Strict) nor the value.
     static let loginCookie = "pl_login"
 
-    func loginForm(_ request: Request, _ context: PushContext) -> Response {
+    func loginForm(_ request: Request, _ context: AppRequestContext) -> Response {
         let token = request.cookies[Self.loginCookie]?.value ?? RandomID.make(length: 32)
         var values: [String: Any] = [:]
         if request.query("out") != nil { values["notice"] = "You are signed out." }
@@ -18,7 +18,7 @@ extension ConsoleRoutes {
         return response
     }
 
-    func login(_ request: Request, _ context: PushContext) async throws -> Response {
+    func login(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         var request = request
         let form = try await FormBody.read(&request)
         guard let token = request.cookies[Self.loginCookie]?.value, !token.isEmpty,

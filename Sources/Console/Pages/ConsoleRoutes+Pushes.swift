@@ -1,5 +1,5 @@
-import API
 import Foundation
+import HTTPEdge
 import Hummingbird
 import Ledger
 import PushCore
@@ -8,7 +8,7 @@ import PushCore
 extension ConsoleRoutes {
     static let pageSize = 50
 
-    func pushList(_ request: Request, _ context: PushContext) async throws -> Response {
+    func pushList(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireMaster()
         let chrome = try chrome(request, context, section: "pushes")
         var filter = PushListFilter()
@@ -23,12 +23,12 @@ extension ConsoleRoutes {
         filter.to = try nonEmpty(request.query("to")).map { try Self.day($0, "to").addingTimeInterval(86_400) }
         // Bounded, so that no page number can overflow the offset.
         let page = min(max(0, Int(request.query("page") ?? "") ?? 0), 1_000_000)
-        let records = try await services.pushes.list(
+        let records = try await services.pushQueries.list(
             appId: app.appId, filter: filter, limit: Self.pageSize + 1, skip: page * Self.pageSize)
         let shown = Array(records.prefix(Self.pageSize)).map(\.json)
         let ids = shown.compactMap { $0["objectId"]?.stringValue }
-        let origins = try await services.pushes.origins(appId: app.appId, pushIds: ids)
-        let unique = try await services.pushes.uniqueOpens(
+        let origins = try await services.pushQueries.origins(appId: app.appId, pushIds: ids)
+        let unique = try await services.pushQueries.uniqueOpens(
             appId: app.appId, pushIds: shown.flatMap(Self.memberIds))
         let rows: [[String: Any]] = shown.map { record in
             let id = record["objectId"]?.stringValue ?? ""
@@ -57,17 +57,17 @@ extension ConsoleRoutes {
         return pages.page("pushes", title: "Push records", values, chrome: chrome)
     }
 
-    func pushDetail(_ request: Request, _ context: PushContext) async throws -> Response {
+    func pushDetail(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireMaster()
         let chrome = try chrome(request, context, section: "pushes")
         let id = try context.parameters.require("objectId")
-        guard let record = try await services.pushes.get(appId: app.appId, pushId: id)?.json else {
+        guard let record = try await services.pushQueries.get(appId: app.appId, pushId: id)?.json else {
             throw LeanError.notFound("No push record \(id): it may have been deleted or purged after 7 days.")
         }
         let events = try await services.events.readStream(appId: app.appId, stream: PushEvent.stream(id))
-        let origin = try await services.pushes.origins(appId: app.appId, pushIds: [id])[id]
+        let origin = try await services.pushQueries.origins(appId: app.appId, pushIds: [id])[id]
         let members = Self.memberIds(record)
-        let unique = try await services.pushes.uniqueOpens(appId: app.appId, pushIds: members).values.reduce(0, +)
+        let unique = try await services.pushQueries.uniqueOpens(appId: app.appId, pushIds: members).values.reduce(0, +)
         let status = record["status"]?.stringValue ?? ""
         let reasons = (record["errorReasons"]?.objectValue ?? [:]).sorted { $0.key < $1.key }.map {
             ["reason": $0.key, "count": $0.value.intValue ?? 0] as [String: Any]
@@ -100,7 +100,7 @@ extension ConsoleRoutes {
         return ids.isEmpty ? [record["objectId"]?.stringValue].compactMap { $0 } : ids
     }
 
-    func cancelPush(_ request: Request, _ context: PushContext) async throws -> Response {
+    func cancelPush(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireMaster()
         let id = try context.parameters.require("objectId")
         try await services.pushes.cancel(appId: app.appId, pushId: id, metadata: context.metadata(for: request))

@@ -1,5 +1,5 @@
-import API
 import Foundation
+import HTTPEdge
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -9,7 +9,7 @@ import Reports
 /// The report definitions of `reports/` on a page: their charts (drawn by `SVGChart`, the html reports'
 /// drawer) with each chart's figures as JSON beside it, the cost estimate, the table, and CSV download.
 extension ConsoleRoutes {
-    func reportPage(_ request: Request, _ context: PushContext) async throws -> Response {
+    func reportPage(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let chrome = try chrome(request, context, section: "reports")
         let name = try ReportName.parse(nonEmpty(request.query("name")) ?? "billing")
         guard name != .audit else { return Response.redirect(to: "/console/audit", type: .found) }
@@ -38,7 +38,7 @@ extension ConsoleRoutes {
         return pages.page("reports", title: document.title, values, chrome: chrome)
     }
 
-    func reportCSV(_ request: Request, _ context: PushContext) async throws -> Response {
+    func reportCSV(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let name = try ReportName.parse(nonEmpty(request.query("name")) ?? "billing")
         let document = try await run(name, request, context)
         var fields = HTTPFields()
@@ -48,7 +48,7 @@ extension ConsoleRoutes {
             status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: try document.render(.csv))))
     }
 
-    func run(_ name: ReportName, _ request: Request, _ context: PushContext) async throws -> ReportDocument {
+    func run(_ name: ReportName, _ request: Request, _ context: AppRequestContext) async throws -> ReportDocument {
         let app = try context.requireMaster()
         let grouping = try name == .opens ? nonEmpty(request.query("by")).map(OpensGrouping.parse) : nil
         return try await services.reports.run(

@@ -1,5 +1,5 @@
-import API
 import Foundation
+import HTTPEdge
 import Hummingbird
 import Ledger
 import PushCore
@@ -7,12 +7,12 @@ import PushCore
 /// The send form: data, audience, schedule; "Preview" counts the audience with the fan-out's own query,
 /// "Send" records the push through the REST API's validation and lands on its record.
 extension ConsoleRoutes {
-    func sendForm(_ request: Request, _ context: PushContext) throws -> Response {
+    func sendForm(_ request: Request, _ context: AppRequestContext) throws -> Response {
         let chrome = try chrome(request, context, section: "send")
         return pages.page("send", title: "Send a push", SendForm.defaults, chrome: chrome)
     }
 
-    func send(_ request: Request, _ context: PushContext) async throws -> Response {
+    func send(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let app = try context.requireMaster()
         let chrome = try chrome(request, context, section: "send")
         var request = request

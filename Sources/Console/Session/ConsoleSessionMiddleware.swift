@@ -1,5 +1,5 @@
-import API
 import Foundation
+import HTTPEdge
 import Hummingbird
 import Ledger
 import PushCore
@@ -8,14 +8,14 @@ import PushCore
 /// the session's CSRF token in the form (else a 403 refusal, and nothing is done). Sets the context's app as
 /// a master-key caller, which is what logging in with the master key proved.
 struct ConsoleSessionMiddleware: RouterMiddleware {
-    typealias Context = PushContext
+    typealias Context = AppRequestContext
 
-    let apps: AppStore
+    let apps: AppDirectory
     let pages: ConsolePages
     let clock: ServiceClock
 
     func handle(
-        _ request: Request, context: PushContext, next: (Request, PushContext) async throws -> Response
+        _ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
         guard let cookie = request.cookies[ConsoleSession.cookieName]?.value,
             let appId = ConsoleSession.claimedAppId(cookie), let app = try await apps.find(appId),

@@ -1,15 +1,15 @@
-import API
+import HTTPEdge
 import Hummingbird
 
 /// Errors under `/console` become an HTML page with LeanCloud's code and message (the same translation the
 /// REST API answers with), never JSON and never a bare 500.
 struct ConsoleErrorMiddleware: RouterMiddleware {
-    typealias Context = PushContext
+    typealias Context = AppRequestContext
 
     let pages: ConsolePages
 
     func handle(
-        _ request: Request, context: PushContext, next: (Request, PushContext) async throws -> Response
+        _ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response
     ) async throws -> Response {
         do {
             return try await next(request, context)

@@ -1,5 +1,5 @@
-import API
 import Foundation
+import HTTPEdge
 import Hummingbird
 
 /// A console link that keeps the current page's filters (`carrying`) beside values of its own.

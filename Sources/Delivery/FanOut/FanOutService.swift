@@ -12,7 +12,7 @@ import ServiceLifecycle
 public struct FanOutService: Service {
     let targeting: PushTargeting
     let batches: PushBatches
-    let apps: AppStore
+    let apps: AppDirectory
     let sender: BatchSender
     let providers: ProviderRegistry
     let wakeups: WakeSignal
@@ -28,7 +28,7 @@ public struct FanOutService: Service {
     let logger: Logger
 
     public init(
-        events: EventStore, apps: AppStore, providers: ProviderRegistry, wakeups: WakeSignal, senders: Int = 4,
+        events: EventStore, apps: AppDirectory, providers: ProviderRegistry, wakeups: WakeSignal, senders: Int = 4,
         batchLease: Duration = .seconds(30), policy: FanOutFailurePolicy = FanOutFailurePolicy(),
         logger: Logger = Logger(label: "pushledger.fanout")
     ) {

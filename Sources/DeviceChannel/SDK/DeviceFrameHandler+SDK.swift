@@ -21,7 +21,7 @@ extension DeviceFrameHandler {
 
     /// One message of the SDK dialect. A message that is not a command of the connection's framing ends the
     /// connection (it is no SDK speaking); a command the channel does not serve is answered with an error.
-    func receivedCommand(_ payload: [UInt8], text: Bool, framing: SDKFraming, hub: ChannelHub, apps: AppStore) {
+    func receivedCommand(_ payload: [UInt8], text: Bool, framing: SDKFraming, hub: ChannelHub, apps: AppDirectory) {
         let command: LCGenericCommand
         do throws(SDKFrameError) {
             command = try framing.decode(payload, text: text)
@@ -45,7 +45,8 @@ extension DeviceFrameHandler {
         }
     }
 
-    private func login(appId: String, installationId: String, framing: SDKFraming, hub: ChannelHub, apps: AppStore) {
+    private func login(appId: String, installationId: String, framing: SDKFraming, hub: ChannelHub, apps: AppDirectory)
+    {
         guard session == nil, !loggingIn else {
             return send(SDKReply.error(.invalidLogin, reason: "already logged in"), framing: framing)
         }

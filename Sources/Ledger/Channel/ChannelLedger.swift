@@ -39,14 +39,14 @@ public struct ChannelLedger: Sendable {
     public init(store: EventStore) { self.store = store }
 
     /// The NOTIFY channel announcing recorded batches' messages (payload `<appId>\t<pushId>\t<batch>`).
-    public static let notifyChannel = ChannelStore.notifyChannel
+    public static let notifyChannel = ChannelMessages.notifyChannel
 
     /// Messages kept per device when the app does not set `channel.max_pending`.
     public static let defaultCap = AppSettings.defaults["channel.max_pending"]?.intValue ?? 100
 
     /// A recorded batch's messages that still wait (for the process whose devices are connected).
     public func batch(appId: String, pushId: String, batchNo: Int) async throws -> [ChannelMessage] {
-        try await ChannelStore.batch(
+        try await ChannelMessages.batch(
             appId: appId, pushId: pushId, batchNo: batchNo, now: clock.now(), on: store.pool)
     }
 
@@ -56,14 +56,14 @@ public struct ChannelLedger: Sendable {
     ) async throws
         -> [ChannelMessage]
     {
-        try await ChannelStore.pending(
+        try await ChannelMessages.pending(
             appId: appId, installationId: installationId, excluding: excluding, limit: limit,
             now: clock.now(), on: store.pool)
     }
 
     /// How many messages were dropped over the device's cap since it was last told.
     public func takeDrops(appId: String, installationId: String) async throws -> Int64 {
-        try await ChannelStore.takeDrops(appId: appId, installationId: installationId, on: store.pool)
+        try await ChannelMessages.takeDrops(appId: appId, installationId: installationId, on: store.pool)
     }
 
     /// Records acknowledgements of one app's devices (each by its device's sequence number): each message
@@ -72,12 +72,12 @@ public struct ChannelLedger: Sendable {
     @discardableResult
     public func acknowledge(appId: String, acks: [(installationId: String, seq: Int64)]) async throws -> Int {
         guard !acks.isEmpty else { return 0 }
-        let found = try await ChannelStore.acknowledged(appId: appId, acks: acks, on: store.pool)
+        let found = try await ChannelMessages.acknowledged(appId: appId, acks: acks, on: store.pool)
         let ids = found.map(\.id)
         return try await end(
             appId: appId, pushIds: Array(Set(found.map(\.pushId))).sorted(), as: .acknowledged
         ) { conn, now in
-            let acked = try await ChannelStore.acknowledge(appId: appId, ids: ids, on: conn)
+            let acked = try await ChannelMessages.acknowledge(appId: appId, ids: ids, on: conn)
             try await Self.rememberDeliveries(acked, at: now, on: conn)
             return acked
         }
@@ -88,11 +88,11 @@ public struct ChannelLedger: Sendable {
     public func expire() async throws -> Int {
         let now = clock.now()
         var total = 0
-        for (appId, pushId) in try await ChannelStore.expiredPushes(now: now, limit: 100, on: store.pool) {
+        for (appId, pushId) in try await ChannelMessages.expiredPushes(now: now, limit: 100, on: store.pool) {
             total += try await store.write(
                 appId: appId, metadata: .system("channel"), lockKeys: [PushEvent.stream(pushId)]
             ) { tx in
-                let expired = try await ChannelStore.deleteExpired(
+                let expired = try await ChannelMessages.deleteExpired(
                     appId: appId, pushId: pushId, now: now, on: tx.connection)
                 try await Self.appendResults(expired, as: .expired, at: now, tx: tx)
                 return expired.count
@@ -106,10 +106,10 @@ public struct ChannelLedger: Sendable {
     @discardableResult
     public func trim(appId: String, objectIds: [String], cap: Int64) async throws -> Int {
         guard !objectIds.isEmpty else { return 0 }
-        let over = try await ChannelStore.overCap(appId: appId, objectIds: objectIds, cap: cap, on: store.pool)
+        let over = try await ChannelMessages.overCap(appId: appId, objectIds: objectIds, cap: cap, on: store.pool)
         guard !over.isEmpty else { return 0 }
         return try await end(appId: appId, ids: over, as: .dropped) { conn, _ in
-            try await ChannelStore.drop(appId: appId, ids: over, on: conn)
+            try await ChannelMessages.drop(appId: appId, ids: over, on: conn)
         }
     }
 
@@ -120,7 +120,8 @@ public struct ChannelLedger: Sendable {
         _ delete: @escaping @Sendable (PGConnection, Date) async throws -> [ChannelMessage]
     ) async throws -> Int {
         try await end(
-            appId: appId, pushIds: try await ChannelStore.pushIds(appId: appId, ids: ids, on: store.pool), as: ending,
+            appId: appId, pushIds: try await ChannelMessages.pushIds(appId: appId, ids: ids, on: store.pool),
+            as: ending,
             delete)
     }
 
@@ -204,14 +205,10 @@ public struct ChannelLedger: Sendable {
                 grouping: known, by: { PresenceEvent.stream(objectIds[$0.installationId]!) })
             {
                 let events = changes.sorted { $0.at < $1.at }.map { change in
-                    var data: [String: JSON] = [
-                        "objectId": .string(objectIds[change.installationId]!),
-                        "installationId": .string(change.installationId), "session": .string(change.session),
-                        "at": .string(LeanDate.format(change.at)),
-                    ]
-                    if let reason = change.reason { data["reason"] = .string(reason) }
-                    return NewEvent(
-                        change.connected ? PresenceEvent.connected : PresenceEvent.disconnected, .object(data))
+                    let changed = PresenceChanged(
+                        objectId: objectIds[change.installationId]!, installationId: change.installationId,
+                        session: change.session, at: LeanDate.format(change.at), reason: change.reason)
+                    return NewEvent(change.connected ? .connected(changed) : .disconnected(changed))
                 }
                 appends.append(.init(tx, stream: stream, expectedVersion: versions[stream] ?? 0, events: events))
             }

@@ -15,27 +15,26 @@ public struct PresenceProjection: Projection {
     }
 
     public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
-        guard case .other(_, let d) = event.event else { return }
-        guard let objectId = d["objectId"]?.stringValue, let session = d["session"]?.stringValue,
-            let at = d["at"]?.stringValue
-        else { return }
+        guard case .presence(let presence) = event.event else { return }
+        let change = presence.change
         let table = "\(schema).channel_presence"
-        if event.type == PresenceEvent.connected {
+        switch presence {
+        case .connected:
             try await conn.enqueue(
                 """
                 INSERT INTO \(unsafeRaw: table) (app_id, object_id, installation_id, online, since, last_seen, session)
-                VALUES (\(event.appId), \(objectId), \(d["installationId"]?.stringValue ?? ""), true,
-                        \(at)::timestamptz, \(at)::timestamptz, \(session))
+                VALUES (\(event.appId), \(change.objectId), \(change.installationId), true,
+                        \(change.at)::timestamptz, \(change.at)::timestamptz, \(change.session))
                 ON CONFLICT (app_id, object_id) DO UPDATE SET online = true, since = excluded.since,
                     last_seen = greatest(\(unsafeRaw: table).last_seen, excluded.last_seen), session = excluded.session,
                     installation_id = excluded.installation_id
                 """)
-        } else {
+        case .disconnected:
             try await conn.enqueue(
                 """
-                UPDATE \(unsafeRaw: table) SET online = false, since = \(at)::timestamptz,
-                    last_seen = greatest(last_seen, \(at)::timestamptz)
-                WHERE app_id = \(event.appId) AND object_id = \(objectId) AND session = \(session)
+                UPDATE \(unsafeRaw: table) SET online = false, since = \(change.at)::timestamptz,
+                    last_seen = greatest(last_seen, \(change.at)::timestamptz)
+                WHERE app_id = \(event.appId) AND object_id = \(change.objectId) AND session = \(change.session)
                 """)
         }
     }

@@ -11,18 +11,15 @@ public struct NewEvent: Sendable {
     /// The data as stored, when it is written apart from `data`; nil: `data` encoded.
     let storedText: String?
 
-    /// An event of a family whose readers read its data as a map (apps, objects, presence, usage): the
-    /// typed families are appended through their own initialisers, so that their payloads are checked.
-    public init(_ type: String, _ data: JSON) {
-        precondition(!LedgerEvent.isTyped(type), "\(type) is appended as its typed event")
-        self.event = .other(type: type, data: data)
-        self.data = data
-        self.storedText = nil
-    }
+    /// An event of a family other than the push streams', which only `PushLifecycleInterpreter` appends.
+    public init(_ event: InstallationLogEvent) { self.init(stored: .installation(event)) }
+    public init(_ event: PresenceLogEvent) { self.init(stored: .presence(event)) }
+    public init(_ event: ObjectLogEvent) { self.init(stored: .object(event)) }
+    public init(_ event: AppLogEvent) { self.init(stored: .app(event)) }
+    public init(_ event: UsageLogEvent) { self.init(stored: .usage(event)) }
 
-    /// An installation stream's event.
-    public init(_ event: InstallationLogEvent) {
-        self.event = .installation(event)
+    private init(stored event: LedgerEvent) {
+        self.event = event
         self.data = event.json
         self.storedText = nil
     }

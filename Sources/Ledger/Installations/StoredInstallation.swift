@@ -28,3 +28,16 @@ public struct StoredInstallation: Sendable {
         return .object(o)
     }
 }
+
+extension StoredInstallation {
+    /// The row of `objectId`, if the app has it.
+    static func load(_ objectId: String, appId: String, on conn: PGConnection) async throws -> StoredInstallation? {
+        let rows = try await conn.query(
+            .reusingPlan(
+                """
+                SELECT object_id, data, created_at, updated_at, version FROM installations
+                WHERE app_id = \(appId) AND object_id = \(objectId)
+                """))
+        return try rows.first.map(StoredInstallation.init)
+    }
+}

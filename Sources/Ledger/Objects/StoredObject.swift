@@ -22,3 +22,20 @@ public struct StoredObject: Sendable {
     /// The object as the REST API renders it, optionally restricted to `keys`.
     public func rendered(keys: Set<String>? = nil) -> JSON { common.rendered(keys: keys) }
 }
+
+extension StoredObject {
+    /// The object of `className` with `objectId`, if the app has it.
+    static func load(
+        _ className: String, _ objectId: String, appId: String, on conn: PGConnection
+    ) async throws
+        -> StoredObject?
+    {
+        let rows = try await conn.query(
+            .reusingPlan(
+                """
+                SELECT class_name, object_id, data, created_at, updated_at, version FROM objects
+                WHERE app_id = \(appId) AND class_name = \(className) AND object_id = \(objectId)
+                """))
+        return try rows.first.map(StoredObject.init)
+    }
+}

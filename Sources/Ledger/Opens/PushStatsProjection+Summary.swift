@@ -10,7 +10,7 @@ import PushCore
 ///   ones, and no other event writes these rows, so the row is that of the first open in log order, with the
 ///   number of opens;
 /// - `push_stats`: the opens and the first opens of each push, added to its row; an open names a push recorded
-///   before it (`OpenStore` checks), so the row exists when the page pass is done;
+///   before it (`OpenCommands` checks), so the row exists when the page pass is done;
 /// - `daily_opens`: every open on the local day and platform it happened on, the first ones also as unique; the
 ///   local day uses the app's time zone as of the open, which the summary follows through the app's own events
 ///   (`AppProjection`: a creation sets the settings, a change merges `set` and then removes `unset`).

@@ -12,10 +12,11 @@ public struct ObjectProjection: Projection {
     public func handles(_ eventType: String) -> Bool { ObjectEvent.all.contains(eventType) }
 
     public func apply(_ event: ProjectedEvent, on conn: PGConnection, schema: String) async throws {
-        guard case .other(_, let d) = event.event else { return }
-        guard let className = d["className"]?.stringValue, let objectId = d["objectId"]?.stringValue else { return }
+        guard case .object(let object) = event.event else { return }
+        let (className, objectId) = object.object
         let table = "\(schema).objects"
-        if let types = d["types"]?.objectValue, !types.isEmpty {
+        let types = object.types
+        if !types.isEmpty {
             // The first value of a field fixes its type; the command checked there was none yet (under the
             // field's lock), so a conflict can only be the same type written again.
             let fields = types.keys.sorted()
@@ -24,31 +25,30 @@ public struct ObjectProjection: Projection {
                     """
                     INSERT INTO \(unsafeRaw: schema).class_fields (app_id, class_name, field, type)
                     SELECT \(event.appId), \(className), f, t
-                    FROM unnest(\(fields)::text[], \(fields.map { types[$0]?.stringValue ?? "" })::text[]) AS x(f, t)
+                    FROM unnest(\(fields)::text[], \(fields.map { types[$0] ?? "" })::text[]) AS x(f, t)
                     ON CONFLICT DO NOTHING
                     """))
         }
-        if ObjectEvent.creations.contains(event.type) {
+        switch object {
+        case .created(let created), .userSignedUp(let created):
             try await conn.enqueue(
                 .reusingPlan(
                     """
                     INSERT INTO \(unsafeRaw: table)
                         (app_id, class_name, object_id, data, created_at, updated_at, version)
-                    VALUES (\(event.appId), \(className), \(objectId), \(d["fields"] ?? [:])::jsonb,
-                            \(d["createdAt"]?.stringValue)::timestamptz, \(d["updatedAt"]?.stringValue)::timestamptz,
-                            \(event.version))
+                    VALUES (\(event.appId), \(className), \(objectId), \(JSON.object(created.fields))::jsonb,
+                            \(created.createdAt)::timestamptz, \(created.updatedAt)::timestamptz, \(event.version))
                     """))
-        } else if ObjectEvent.updates.contains(event.type) {
-            let unset = (d["unset"]?.arrayValue ?? []).compactMap(\.stringValue)
+        case .updated(let updated), .userUpdated(let updated):
             try await conn.enqueue(
                 .reusingPlan(
                     """
                     UPDATE \(unsafeRaw: table)
-                    SET data = (data || \(d["set"] ?? [:])::jsonb) - \(unset)::text[],
-                        updated_at = \(d["updatedAt"]?.stringValue)::timestamptz, version = \(event.version)
+                    SET data = (data || \(JSON.object(updated.set))::jsonb) - \(updated.unset)::text[],
+                        updated_at = \(updated.updatedAt)::timestamptz, version = \(event.version)
                     WHERE app_id = \(event.appId) AND class_name = \(className) AND object_id = \(objectId)
                     """))
-        } else {
+        case .deleted:
             try await conn.enqueue(
                 """
                 DELETE FROM \(unsafeRaw: table)

@@ -183,7 +183,7 @@ public struct PushBatches: Sendable {
                 if case .queued(let message) = outcome, live { queued.append((target.objectId, message)) }
             }
             if !queued.isEmpty {
-                let unreachable = try await ChannelStore.enqueue(
+                let unreachable = try await ChannelMessages.enqueue(
                     appId: claim.appId, pushId: claim.pushId, batchNo: claim.batchNo, messages: queued, now: now,
                     on: conn)
                 for (i, target) in targets.enumerated() where unreachable.contains(target.objectId) {

@@ -5,10 +5,10 @@ import PushCore
 /// app's classes and records it. The REST routes and the console's send form both call it, so a push is accepted
 /// or refused the same way whichever way it arrives.
 public struct PushSubmission: Sendable {
-    let pushes: PushStore
-    let objects: ObjectStore
+    let pushes: PushCommands
+    let objects: ObjectQueries
 
-    public init(pushes: PushStore, objects: ObjectStore) {
+    public init(pushes: PushCommands, objects: ObjectQueries) {
         self.pushes = pushes
         self.objects = objects
     }
@@ -19,7 +19,7 @@ public struct PushSubmission: Sendable {
     public func submit(
         _ body: [String: JSON], devices: Bool, headerProd: String?, app: App, rights: QueryRights,
         metadata: EventMetadata
-    ) async throws -> PushStore.Accepted {
+    ) async throws -> PushCommands.Accepted {
         // One instant judges the request's times and stamps its record.
         let now = pushes.clock.now()
         let parsed = try await validate(

@@ -49,7 +49,7 @@ extension PushTargeting {
                 }
             case .devices(let platform, let ids):
                 // The same lookup `/push/devices` records its targets with (invalid tokens dropped).
-                let targets = try await PushStore.deviceTargets(
+                let targets = try await PushCommands.deviceTargets(
                     appId: app.appId, platform: platform, ids: ids, vendor: request.vendor, on: conn)
                 if !targets.isEmpty { counts[platform.rawValue] = Int64(targets.count) }
             }

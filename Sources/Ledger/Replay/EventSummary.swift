@@ -23,11 +23,10 @@ enum EventSummary {
         case .installation(.invalidated(let invalidated)):
             return [("reason", invalidated.reason), ("token", invalidated.token)]
                 .compactMap { k, v in v.map { "\(k) \(short($0))" } }.joined(separator: " ")
+        case .presence(let presence):
+            return presence.change.reason.map { "reason \($0)" } ?? ""
         default:
-            // Presence events (a disconnect's reason) and anything else that says why.
-            let d = event.data
-            return ["reason", "token"].compactMap { k in d[k]?.stringValue.map { "\(k) \(short($0))" } }
-                .joined(separator: " ")
+            return ""
         }
     }
 

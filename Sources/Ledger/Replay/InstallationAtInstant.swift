@@ -94,7 +94,7 @@ struct InstallationAtInstant {
             ? "matches none of its \(items.count) clauses" : "matches clause " + matched.joined(separator: "; clause ")
     }
 
-    /// `POST /push/devices`: the audience is a device list, matched as `PushStore.deviceTargets` matches it.
+    /// `POST /push/devices`: the audience is a device list, matched as `PushCommands.deviceTargets` matches it.
     func deviceConditions(platform: PushPlatform, ids: [String]) async throws -> [Explanation.Condition] {
         guard let row = try await row else {
             return [

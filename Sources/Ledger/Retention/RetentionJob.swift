@@ -236,14 +236,11 @@ public struct RetentionJob: Sendable {
                     stream: stream, expectedVersion: 0,
                     [
                         NewEvent(
-                            UsageEvent.dayClosed,
-                            [
-                                "at": .string(LeanDate.format(now)), "day": .string(day),
-                                "calls": .int(try usage.int64("calls")),
-                                "peakCallsPerMinute": .int(try usage.int64("peak_calls_per_minute")),
-                                "devices": .int(try usage.int64("devices")),
-                                "successes": .int(try usage.int64("successes")),
-                            ])
+                            .dayClosed(
+                                UsageDayClosed(
+                                    at: LeanDate.format(now), day: day, calls: try usage.int64("calls"),
+                                    peakCallsPerMinute: try usage.int64("peak_calls_per_minute"),
+                                    devices: try usage.int64("devices"), successes: try usage.int64("successes"))))
                     ])
                 return 1
             }

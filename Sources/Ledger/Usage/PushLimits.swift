@@ -38,11 +38,10 @@ struct PushLimits {
         if calls >= limit {
             let ban = UsageEvent.banSeconds
             let event = NewEvent(
-                UsageEvent.rateLimited,
-                [
-                    "at": .string(at), "bannedUntil": .string(LeanDate.format(now.addingTimeInterval(Double(ban)))),
-                    "limit": .int(limit), "calls": .int(calls + 1),
-                ])
+                .rateLimited(
+                    PushRateLimited(
+                        at: at, bannedUntil: LeanDate.format(now.addingTimeInterval(Double(ban))), limit: limit,
+                        calls: calls + 1)))
             return .refused(
                 .rateLimited(
                     "Too many push calls: more than \(limit) in a minute; every push call "
@@ -51,8 +50,7 @@ struct PushLimits {
         let quota = app.intSetting("daily_push_quota")
         let used = try await Self.devicesToday(app: app, now: now, on: conn)
         if used >= quota {
-            let event = NewEvent(
-                UsageEvent.quotaRefused, ["at": .string(at), "quota": .int(quota), "used": .int(used)])
+            let event = NewEvent(.quotaRefused(PushQuotaRefused(at: at, quota: quota, used: used)))
             return .refused(.quotaExceeded("The daily push quota of \(quota) devices is used up for today."), event)
         }
         return .allowed(remainingDevices: quota - used)

@@ -22,8 +22,8 @@ public struct UsageProjection: Projection {
         let at: String?
         switch event.event {
         case .push(let push): at = push.payload.at
-        case .other(_, let data): at = data["at"]?.stringValue
-        case .installation: return
+        case .usage(let usage): at = usage.at
+        default: return
         }
         let day = LocalTime.day(at, appId: app, schema: schema)
         func add(_ column: String, _ amount: Int64) async throws {
@@ -54,20 +54,20 @@ public struct UsageProjection: Projection {
             try await add("devices", page.devices)
         case .push(.batchDelivered(let delivered)):
             try await add("successes", delivered.successes)
-        case .other(UsageEvent.rateLimited, let d):
+        case .usage(.rateLimited(let limited)):
             try await add("rate_limit_bans", 1)
             try await conn.enqueue(
                 """
                 INSERT INTO \(unsafeRaw: schema).push_bans (app_id, banned_until)
-                VALUES (\(app), \(d["bannedUntil"]?.stringValue)::timestamptz)
+                VALUES (\(app), \(limited.bannedUntil)::timestamptz)
                 ON CONFLICT (app_id) DO UPDATE SET banned_until = excluded.banned_until
                 """)
-        case .other(UsageEvent.quotaRefused, _):
+        case .usage(.quotaRefused):
             try await add("quota_refusals", 1)
-        case .other(UsageEvent.dayClosed, let d):
+        case .usage(.dayClosed(let closed)):
             try await conn.enqueue(
                 """
-                INSERT INTO \(unsafeRaw: schema).daily_usage (app_id, day, closed) VALUES (\(app), \(d["day"]?.stringValue)::date, true)
+                INSERT INTO \(unsafeRaw: schema).daily_usage (app_id, day, closed) VALUES (\(app), \(closed.day)::date, true)
                 ON CONFLICT (app_id, day) DO UPDATE SET closed = true
                 """)
         default:

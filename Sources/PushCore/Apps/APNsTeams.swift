@@ -9,7 +9,7 @@ import Foundation
 /// Which team signs for a device (`choose`): the push's `apns_team_id`; else the installation's
 /// `apnsTeamId`; else the one team whose topics hold the topic (the push's `topic`, else the installation's
 /// `apnsTopic`); else the app's only team. A device none of these tells apart is `ambiguous`, and a push
-/// with such devices is refused when it is requested (`PushStore.request`).
+/// with such devices is refused when it is requested (`PushCommands.request`).
 public struct APNsTeams: Sendable, Hashable {
     public struct Team: Sendable, Hashable {
         public let id: String

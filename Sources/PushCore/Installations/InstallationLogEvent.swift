@@ -304,23 +304,3 @@ public struct InstallationInvalidated: Sendable, Equatable {
         return .object(o)
     }
 }
-
-/// An event's data read by key, a missing required field being a `MalformedPayload` of its kind.
-struct EventFields {
-    let json: JSON
-    let event: String
-
-    init(_ json: JSON, event: String) {
-        self.json = json
-        self.event = event
-    }
-
-    func string(_ key: String) throws -> String {
-        guard let value = json[key]?.stringValue else { throw MalformedPayload(event: event) }
-        return value
-    }
-
-    func optionalString(_ key: String) -> String? { json[key]?.stringValue }
-
-    func object(_ key: String) -> [String: JSON]? { json[key]?.objectValue }
-}

@@ -1,11 +1,14 @@
 /// An event of the log as its readers see it: decoded once, where it is read or handed to the projections, into
 /// its family's kind and that kind's payload, so readers switch on cases instead of type strings and a missing
-/// field is a decoding error. Push and installation streams are typed (`PushLogEvent`, `InstallationLogEvent`);
-/// the families whose readers fold their data as maps (apps, objects and users, presence, usage) stay `other`.
+/// field is a decoding error. Every type the log holds belongs to one family; the stored type is derived from
+/// the case, so a kind cannot be written with another kind's data.
 public enum LedgerEvent: Sendable, Equatable {
     case push(PushLogEvent)
     case installation(InstallationLogEvent)
-    case other(type: String, data: JSON)
+    case presence(PresenceLogEvent)
+    case object(ObjectLogEvent)
+    case app(AppLogEvent)
+    case usage(UsageLogEvent)
 
     /// Reads a stored event; a page of targets whole or counted (`TargetReading`).
     public init(type: String, data: JSON, targets: TargetReading = .whole) throws {
@@ -13,14 +16,17 @@ public enum LedgerEvent: Sendable, Equatable {
             self = .push(push)
         } else if let installation = try InstallationLogEvent(type: type, json: data) {
             self = .installation(installation)
+        } else if let presence = try PresenceLogEvent(type: type, json: data) {
+            self = .presence(presence)
+        } else if let object = try ObjectLogEvent(type: type, json: data) {
+            self = .object(object)
+        } else if let app = try AppLogEvent(type: type, json: data) {
+            self = .app(app)
+        } else if let usage = try UsageLogEvent(type: type, json: data) {
+            self = .usage(usage)
         } else {
-            self = .other(type: type, data: data)
+            throw UnknownEventType(type: type)
         }
-    }
-
-    /// Whether events of `type` are read into a typed family (and so must be written as one).
-    public static func isTyped(_ type: String) -> Bool {
-        PushEvent.all.contains(type) || InstallationEvent.all.contains(type)
     }
 
     /// The type the log stores it under.
@@ -28,7 +34,28 @@ public enum LedgerEvent: Sendable, Equatable {
         switch self {
         case .push(let event): event.type
         case .installation(let event): event.type
-        case .other(let type, _): type
+        case .presence(let event): event.type
+        case .object(let event): event.type
+        case .app(let event): event.type
+        case .usage(let event): event.type
         }
     }
+
+    /// The stored data (a page of targets as its payload encodes it).
+    public var json: JSON {
+        switch self {
+        case .push(let event): event.payload.json
+        case .installation(let event): event.json
+        case .presence(let event): event.json
+        case .object(let event): event.json
+        case .app(let event): event.json
+        case .usage(let event): event.json
+        }
+    }
+}
+
+/// A stored type no family of this version reads: a log written by a newer binary, or a damaged one.
+public struct UnknownEventType: Error, CustomStringConvertible {
+    public let type: String
+    public var description: String { "unknown event type \(type)" }
 }

@@ -3,7 +3,7 @@ import Postgres
 import PushCore
 
 /// Saves that arrived together, committed together (see `GroupCommitQueue`).
-extension InstallationStore {
+extension InstallationCommands {
     /// What became of one save of a batch.
     enum BatchOutcome {
         /// Saved, or refused for a reason of its own (bad fields, identities of two installations).

@@ -5,9 +5,12 @@ import NIOCore
 import Synchronization
 
 /// Per-request context: the authenticated app and key kind, and the caller's address for the audit log.
-public struct PushContext: RequestContext {
+public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    public var app: App?
+    /// The authenticated app; the request's log line names it, whichever copy of the context learnt it.
+    public var app: App? {
+        didSet { facts.appId = app?.appId }
+    }
     public var isMaster = false
     /// The session token the request carries (`X-LC-Session`, or `session_token` as `User.become` sends it),
     /// unchecked: routes that act for a user resolve it (`writer(_:)`), the rest ignore it as LeanCloud does.

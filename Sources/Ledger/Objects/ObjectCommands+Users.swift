@@ -6,7 +6,7 @@ import PushCore
 /// `user_credentials` and `user_sessions` (migration 0022), written in the same transaction as the user's
 /// event. This layer only ever sees hashes: the API hashes passwords (scrypt) and session tokens (SHA-256)
 /// before calling, so no secret reaches a statement, a table or an event.
-extension ObjectStore {
+extension ObjectCommands {
     /// A password hash for a new or changed password, and the hash of the session token to start with it.
     public struct NewCredentials: Sendable {
         public let passwordHash: String
@@ -47,7 +47,8 @@ extension ObjectStore {
         let at = LeanDate.format(now)
         let stream = ObjectEvent.stream(className: ClassName.user, objectId: objectId)
         return try await store.write(appId: appId, metadata: metadata, lockKeys: [stream]) { tx in
-            guard let current = try await Self.load(ClassName.user, objectId, appId: appId, on: tx.connection) else {
+            guard let current = try await StoredObject.load(ClassName.user, objectId, appId: appId, on: tx.connection)
+            else {
                 throw LeanError.notFound()
             }
             let fields = try await Self.appendUpdate(current, body: body, at: at, tx: tx)
@@ -58,25 +59,6 @@ extension ObjectStore {
             }
             return at
         }
-    }
-
-    /// The user a username names, with their password hash, for a login to check.
-    public func credentials(appId: String, username: String) async throws -> (userId: String, passwordHash: String)? {
-        let rows = try await store.pool.query(
-            .reusingPlan(
-                """
-                SELECT user_id, password_hash FROM user_credentials
-                WHERE app_id = \(appId) AND username = \(username)
-                """))
-        return try rows.first.map { (try $0.string("user_id"), try $0.string("password_hash")) }
-    }
-
-    /// The user a session token's hash belongs to, if the session exists.
-    public func sessionUser(appId: String, sessionHash: String) async throws -> String? {
-        let rows = try await store.pool.query(
-            .reusingPlan(
-                "SELECT user_id FROM user_sessions WHERE app_id = \(appId) AND token_hash = \(sessionHash)"))
-        return try rows.first?.string("user_id")
     }
 
     /// A login's session, or with `replacingOthers` a refresh's: every other session of the user ends in the

@@ -3,16 +3,21 @@ import Logging
 import Postgres
 import PushCore
 
-/// The ledger's parts wired together: one pool, the event store with its inline projections, the stores
-/// commands go through, and the asynchronous projections (run by `serve`, caught up by `rebuild`).
+/// The ledger's parts wired together: one pool, the event store with its inline projections, the commands
+/// (each appends events) and the queries of what they recorded, and the asynchronous projections (run by
+/// `serve`, caught up by `rebuild`).
 public struct LedgerComponents: Sendable {
     public let pool: PGPool
     public let events: EventStore
-    public let apps: AppStore
-    public let installations: InstallationStore
-    public let pushes: PushStore
-    public let opens: OpenStore
-    public let objects: ObjectStore
+    public let apps: AppCommands
+    public let appDirectory: AppDirectory
+    public let installations: InstallationCommands
+    public let installationQueries: InstallationQueries
+    public let pushes: PushCommands
+    public let pushQueries: PushQueries
+    public let opens: OpenCommands
+    public let objects: ObjectCommands
+    public let objectQueries: ObjectQueries
     public let asyncProjections: [any Projection]
 
     /// Applied with every append, in this order (usage reads the app's time zone from `apps`).
@@ -31,11 +36,15 @@ public struct LedgerComponents: Sendable {
         pool = PGPool(
             url: databaseURL, maxConnections: maxConnections, logger: logger, genericPlanLifetime: genericPlanLifetime)
         events = EventStore(pool: pool, inlineProjections: Self.inlineProjections, clock: clock)
-        apps = AppStore(store: events)
-        installations = InstallationStore(store: events)
-        pushes = PushStore(store: events)
-        opens = OpenStore(store: events)
-        objects = ObjectStore(store: events)
+        appDirectory = AppDirectory(pool: pool)
+        apps = AppCommands(store: events, directory: appDirectory)
+        installations = InstallationCommands(store: events)
+        installationQueries = InstallationQueries(pool: pool)
+        pushes = PushCommands(store: events)
+        pushQueries = PushQueries(pool: pool)
+        opens = OpenCommands(store: events)
+        objects = ObjectCommands(store: events)
+        objectQueries = ObjectQueries(pool: pool)
         asyncProjections = []
     }
 

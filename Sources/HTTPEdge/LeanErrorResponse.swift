@@ -1,4 +1,3 @@
-import DeviceChannel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -32,12 +31,12 @@ public struct LeanErrorResponse: HTTPResponseError {
 /// Maps every error thrown by a route to a LeanCloud-style response; unexpected errors are logged and
 /// answered as 500 without leaking internals.
 public struct LeanErrorMiddleware: RouterMiddleware {
-    public typealias Context = PushContext
+    public typealias Context = AppRequestContext
 
     public init() {}
 
     public func handle(
-        _ request: Request, context: PushContext, next: (Request, PushContext) async throws -> Response
+        _ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response
     )
         async throws -> Response
     {
@@ -51,7 +50,8 @@ public struct LeanErrorMiddleware: RouterMiddleware {
 
     /// The LeanCloud error that an error thrown by a route stands for (the console shows the same code and
     /// message on its pages). Unexpected errors are logged and become a 500 that leaks no internals.
-    public static func translate(_ error: any Error, request: Request, context: PushContext) -> LeanErrorResponse {
+    public static func translate(_ error: any Error, request: Request, context: AppRequestContext) -> LeanErrorResponse
+    {
         switch error {
         case let error as LeanErrorResponse:
             return error

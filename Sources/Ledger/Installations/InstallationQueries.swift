@@ -14,9 +14,14 @@ public struct InstallationListRequest: Sendable {
     public init() {}
 }
 
-extension InstallationStore {
+/// The installations as the commands left them (`installations`, SPEC §3).
+public struct InstallationQueries: Sendable {
+    let pool: PGPool
+
+    public init(pool: PGPool) { self.pool = pool }
+
     public func get(appId: String, objectId: String) async throws -> StoredInstallation? {
-        try await store.pool.withConnection { try await Self.load(objectId, appId: appId, on: $0) }
+        try await pool.withConnection { try await StoredInstallation.load(objectId, appId: appId, on: $0) }
     }
 
     /// GET list: `where` compiled to bound SQL, `order`, `limit` (≤ 1000), `skip`, `keys`, `count`; its
@@ -24,7 +29,7 @@ extension InstallationStore {
     public func list(
         appId: String, _ request: InstallationListRequest, rights: QueryRights
     ) async throws -> (results: [JSON], count: Int?) {
-        try await store.pool.list(
+        try await pool.list(
             request, schema: .installations, related: RelatedClasses(appId: appId, rights: rights),
             scope: "FROM installations WHERE app_id = \(appId) AND"
         ) { row, keys in try StoredInstallation(row: row).rendered(keys: keys) }

@@ -5,7 +5,7 @@ import PushCore
 /// Records app opens (SPEC §6): each is an `AppOpened` event on the installation's stream, attributed to a
 /// push when it is a push open, and bumps the installation's `updatedAt` so it stays valid for targeting.
 /// The attribution is decided once, here, and written into the event, so projections never re-decide it.
-public struct OpenStore: Sendable {
+public struct OpenCommands: Sendable {
     let store: EventStore
 
     public init(store: EventStore) { self.store = store }

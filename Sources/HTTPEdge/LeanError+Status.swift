@@ -2,8 +2,8 @@ import PushCore
 
 extension LeanError.Kind {
     /// The HTTP status a kind is answered with at the service's two edges: the REST API's responses and the
-    /// channel's refusals (close code 4000 + this status, docs/channel.md). One table for both, kept here
-    /// because the API builds on the channel; nothing below the edges knows HTTP.
+    /// channel's refusals (close code 4000 + this status, docs/channel.md). One table for both; nothing below
+    /// the edges knows HTTP.
     public var httpStatus: Int {
         switch self {
         case .badRequest: 400

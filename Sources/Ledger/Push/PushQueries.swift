@@ -2,14 +2,19 @@ import Foundation
 import Postgres
 import PushCore
 
+/// What the push commands recorded: the push records (`notifications`), the scheduled jobs and the log.
 /// Push records as LeanCloud shows them (SPEC §12.6, seed 001): requests sharing a `notification_id` are one
 /// record. The `notifications` rows stay one per request (each request keeps its own stream, audit entry,
 /// DELETE and retention); the merge happens when records are read, so a purged or deleted member simply
 /// stops counting and the merged record goes with its last member.
-extension PushStore {
+public struct PushQueries: Sendable {
+    let pool: PGPool
+
+    public init(pool: PGPool) { self.pool = pool }
+
     /// The record of `pushId`, merged with the other requests of its `notification_id` if it has one.
     public func get(appId: String, pushId: String) async throws -> PushRecord? {
-        let rows = try await store.pool.query(
+        let rows = try await pool.query(
             """
             WITH member AS (
                 SELECT notification_id FROM notifications WHERE app_id = \(appId) AND object_id = \(pushId)
@@ -29,7 +34,7 @@ extension PushStore {
     /// One page of records, newest first (by their first request), a `notification_id`'s requests as one;
     /// `filter` applies to the merged record (its status, its first request's creation time).
     public func list(appId: String, filter: PushListFilter, limit: Int, skip: Int) async throws -> [PushRecord] {
-        let rows = try await store.pool.query(
+        let rows = try await pool.query(
             """
             WITH grouped AS (
                 SELECT notification_id IS NOT NULL AS shared, coalesce(notification_id, object_id) AS group_key,
@@ -62,6 +67,20 @@ extension PushStore {
         }
         if let open = current { records.append(PushRecord(merged: members, status: open.status)) }
         return records
+    }
+
+    public func list(appId: String, limit: Int, skip: Int) async throws -> [PushRecord] {
+        try await list(appId: appId, filter: PushListFilter(), limit: limit, skip: skip)
+    }
+
+    /// LeanCloud's `scheduledPushMessages` shape.
+    public func scheduled(appId: String) async throws -> [JSON] {
+        try await PushLifecycleInterpreter.scheduledJobs(appId: appId, on: pool).map { job in
+            [
+                "id": .int(job.scheduleId), "expire_time": .int(LeanDate.unixMilliseconds(job.sendAt)),
+                "push_msg": job.request, "createdAt": .string(LeanDate.format(job.createdAt)),
+            ]
+        }
     }
 
     /// A merged record is `done` only when every request is; while one is sending it is `in-queue`, then

@@ -2,8 +2,9 @@ import Foundation
 import Postgres
 import PushCore
 
-/// The `_Installation` commands (each an event) and queries (SPEC §3).
-public struct InstallationStore: Sendable {
+/// The `_Installation` commands (SPEC §3): save, update, delete, each an event; `InstallationQueries` reads
+/// what they recorded.
+public struct InstallationCommands: Sendable {
     let store: EventStore
     /// Concurrent saves share transactions (see `GroupCommitQueue`).
     private let saves: GroupCommitQueue<PendingSave, SaveResult>
@@ -107,7 +108,7 @@ public struct InstallationStore: Sendable {
                     body: save.body, at: save.now, wnsHosts: save.wnsHosts, writer: save.writer, tx: tx)
             }
             try await tx.lock([InstallationEvent.stream(objectId)])
-            guard let current = try await load(objectId, appId: save.appId, on: tx.connection) else {
+            guard let current = try await StoredInstallation.load(objectId, appId: save.appId, on: tx.connection) else {
                 throw InstallationVanished()
             }
             try await appendUpdate(
@@ -160,7 +161,7 @@ public struct InstallationStore: Sendable {
         let date = date ?? store.clock.now()
         return try await store.write(appId: appId, metadata: metadata, lockKeys: [InstallationEvent.stream(objectId)]) {
             tx in
-            guard let current = try await Self.load(objectId, appId: appId, on: tx.connection) else {
+            guard let current = try await StoredInstallation.load(objectId, appId: appId, on: tx.connection) else {
                 throw LeanError.notFound()
             }
             // A new deviceToken or installationId must not collide with another installation's.
@@ -180,7 +181,7 @@ public struct InstallationStore: Sendable {
         let now = now ?? store.clock.now()
         let stream = InstallationEvent.stream(objectId)
         try await store.write(appId: appId, metadata: metadata, lockKeys: [stream]) { tx in
-            guard let current = try await Self.load(objectId, appId: appId, on: tx.connection) else {
+            guard let current = try await StoredInstallation.load(objectId, appId: appId, on: tx.connection) else {
                 throw LeanError.notFound()
             }
             let removed = InstallationRemoved(objectId: objectId, reason: "api", at: LeanDate.format(now))
@@ -243,15 +244,5 @@ public struct InstallationStore: Sendable {
                 WHERE app_id = \(appId) AND (device_token = \(token) OR installation_id = \(installationId))
                 """
         }
-    }
-
-    static func load(_ objectId: String, appId: String, on conn: PGConnection) async throws -> StoredInstallation? {
-        let rows = try await conn.query(
-            .reusingPlan(
-                """
-                SELECT object_id, data, created_at, updated_at, version FROM installations
-                WHERE app_id = \(appId) AND object_id = \(objectId)
-                """))
-        return try rows.first.map(StoredInstallation.init)
     }
 }

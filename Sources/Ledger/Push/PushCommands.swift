@@ -2,9 +2,9 @@ import Foundation
 import Postgres
 import PushCore
 
-/// Push commands (each an event, with the fan-out work rows written in the same transaction) and the
-/// push-record queries (SPEC §4).
-public struct PushStore: Sendable {
+/// The push commands (SPEC §4): request, cancel, delete. Each appends its events through the push's lifecycle,
+/// with the fan-out work rows written in the same transaction; `PushQueries` reads what they recorded.
+public struct PushCommands: Sendable {
     let store: EventStore
 
     public init(store: EventStore) { self.store = store }
@@ -193,20 +193,6 @@ public struct PushStore: Sendable {
             }
             var push = try await PushLifecycleInterpreter.load(pushId: pushId, at: store.clock.now(), tx: tx)
             try await push.perform { $0.cancel(onlyScheduled: onlyScheduled, delete: delete) }
-        }
-    }
-
-    public func list(appId: String, limit: Int, skip: Int) async throws -> [PushRecord] {
-        try await list(appId: appId, filter: PushListFilter(), limit: limit, skip: skip)
-    }
-
-    /// LeanCloud's `scheduledPushMessages` shape.
-    public func scheduled(appId: String) async throws -> [JSON] {
-        try await PushLifecycleInterpreter.scheduledJobs(appId: appId, on: store.pool).map { job in
-            [
-                "id": .int(job.scheduleId), "expire_time": .int(LeanDate.unixMilliseconds(job.sendAt)),
-                "push_msg": job.request, "createdAt": .string(LeanDate.format(job.createdAt)),
-            ]
         }
     }
 }

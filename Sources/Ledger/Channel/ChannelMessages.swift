@@ -42,7 +42,7 @@ public struct QueuedMessage: Sendable, Hashable {
 /// The own channel's work table, `channel_messages` (and `channel_drops`): the only code that reads or writes
 /// them. Rows are inserted by the transaction that records a batch and deleted by the transaction that
 /// records their end (ack, expiry, drop), always under the push stream's lock.
-enum ChannelStore {
+enum ChannelMessages {
     /// NOTIFY channel on which a recorded batch announces its new messages: `<appId>\t<pushId>\t<batch>`.
     static let notifyChannel = "pushledger_channel"
 

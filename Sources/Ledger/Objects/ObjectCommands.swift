@@ -5,7 +5,7 @@ import PushCore
 /// Commands on objects of `_User` and custom classes (issue 16), each one event on the object's stream, and the
 /// per-class field types they keep: the first value of a field fixes its type, a later value of another type is
 /// refused (code 111) before anything is appended.
-public struct ObjectStore: Sendable {
+public struct ObjectCommands: Sendable {
     let store: EventStore
 
     public init(store: EventStore) { self.store = store }
@@ -34,7 +34,7 @@ public struct ObjectStore: Sendable {
         let now = LeanDate.format(now ?? store.clock.now())
         let stream = ObjectEvent.stream(className: className, objectId: objectId)
         return try await store.write(appId: appId, metadata: metadata, lockKeys: [stream]) { tx in
-            guard let current = try await Self.load(className, objectId, appId: appId, on: tx.connection) else {
+            guard let current = try await StoredObject.load(className, objectId, appId: appId, on: tx.connection) else {
                 throw LeanError.notFound()
             }
             try await Self.appendUpdate(current, body: body, at: now, tx: tx)
@@ -52,10 +52,8 @@ public struct ObjectStore: Sendable {
         tx.claimNewStream(stream)
         if className == ClassName.user { try await claimUsername(update, of: objectId, tx: tx) }
         let types = try await checkTypes(update, className: className, tx: tx)
-        let data = ObjectEvent.createdData(
-            className: className, objectId: objectId, fields: update.set, types: types, at: now)
-        try await tx.append(
-            stream: stream, expectedVersion: 0, [NewEvent(ObjectEvent.createdType(className: className), data)])
+        let created = ObjectCreated(className: className, objectId: objectId, fields: update.set, types: types, at: now)
+        try await tx.append(stream: stream, expectedVersion: 0, [NewEvent(.creation(created))])
         return Created(objectId: objectId, createdAt: now)
     }
 
@@ -68,12 +66,12 @@ public struct ObjectStore: Sendable {
         let update = try ObjectUpdate.apply(body: body, to: current.fields, className: className, isCreate: false)
         if className == ClassName.user { try await claimUsername(update, of: current.objectId, tx: tx) }
         let types = try await checkTypes(update, className: className, tx: tx)
-        let data = ObjectEvent.updatedData(
+        let updated = ObjectUpdated(
             className: className, objectId: current.objectId, set: update.set, unset: update.unset, types: types,
             at: now)
         try await tx.append(
             stream: ObjectEvent.stream(className: className, objectId: current.objectId),
-            expectedVersion: current.version, [NewEvent(ObjectEvent.updatedType(className: className), data)])
+            expectedVersion: current.version, [NewEvent(.update(updated))])
         return update.fields
     }
 
@@ -84,12 +82,11 @@ public struct ObjectStore: Sendable {
         let now = LeanDate.format(now ?? store.clock.now())
         let stream = ObjectEvent.stream(className: className, objectId: objectId)
         try await store.write(appId: appId, metadata: metadata, lockKeys: [stream]) { tx in
-            guard let current = try await Self.load(className, objectId, appId: appId, on: tx.connection) else {
+            guard let current = try await StoredObject.load(className, objectId, appId: appId, on: tx.connection) else {
                 throw LeanError.notFound()
             }
-            let data = ObjectEvent.deletedData(className: className, objectId: objectId, at: now)
-            try await tx.append(
-                stream: stream, expectedVersion: current.version, [NewEvent(ObjectEvent.deleted, data)])
+            let deleted = ObjectDeleted(className: className, objectId: objectId, at: now)
+            try await tx.append(stream: stream, expectedVersion: current.version, [NewEvent(.deleted(deleted))])
             if className == ClassName.user { try await Self.forgetSecrets(of: objectId, tx: tx) }
         }
     }
@@ -125,19 +122,5 @@ public struct ObjectStore: Sendable {
             if let type = FieldType(stored: try row.string("type")) { types[try row.string("field")] = type }
         }
         return types
-    }
-
-    static func load(
-        _ className: String, _ objectId: String, appId: String, on conn: PGConnection
-    ) async throws
-        -> StoredObject?
-    {
-        let rows = try await conn.query(
-            .reusingPlan(
-                """
-                SELECT class_name, object_id, data, created_at, updated_at, version FROM objects
-                WHERE app_id = \(appId) AND class_name = \(className) AND object_id = \(objectId)
-                """))
-        return try rows.first.map(StoredObject.init)
     }
 }

@@ -37,14 +37,14 @@ public struct PushListFilter: Sendable, Equatable {
     }
 }
 
-extension PushStore {
+extension PushQueries {
     /// Who asked for each of `pushIds` and, for a device list, its size: from the `PushRequested` events (the log
     /// is the only place that keeps the actor, and the record's `where` is empty for `/push/devices`), read from
     /// the day partitions of the pushes' streams' span only (`StreamSpan`).
     public func origins(appId: String, pushIds: [String]) async throws -> [String: PushOrigin] {
         guard !pushIds.isEmpty else { return [:] }
         let streams = pushIds.map(PushEvent.stream)
-        let rows = try await store.pool.withConnection { conn -> PGRows? in
+        let rows = try await pool.withConnection { conn -> PGRows? in
             guard let span = try await StreamSpan.of(streams: streams, appId: appId, on: conn) else { return nil }
             return try await conn.query(
                 """
@@ -74,7 +74,7 @@ extension PushStore {
     /// open rate the opens report prints, so the console's rate equals the report's.
     public func uniqueOpens(appId: String, pushIds: [String]) async throws -> [String: Int64] {
         guard !pushIds.isEmpty else { return [:] }
-        let rows = try await store.pool.query(
+        let rows = try await pool.query(
             """
             SELECT push_id, unique_opens FROM push_stats WHERE app_id = \(appId) AND push_id = ANY(\(pushIds)::text[])
             """)

@@ -8,12 +8,12 @@ import PushCore
 /// The outermost middleware: gives every request an id (the client's `X-Request-Id` when it is usable, else
 /// a new one), echoes it in the response, logs the request once when it is answered, and counts it.
 public struct RequestLogMiddleware: RouterMiddleware {
-    public typealias Context = PushContext
+    public typealias Context = AppRequestContext
 
     public init() {}
 
     public func handle(
-        _ request: Request, context: PushContext, next: (Request, PushContext) async throws -> Response
+        _ request: Request, context: AppRequestContext, next: (Request, AppRequestContext) async throws -> Response
     )
         async throws -> Response
     {

@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import Ledger
 
-extension PushContext {
+extension AppRequestContext {
     /// The actor recorded with every event this request appends.
     public func metadata(for request: Request) -> EventMetadata {
         EventMetadata(
