@@ -13,8 +13,14 @@ public enum LedgerMigrations {
         return try PGMigration.load(from: url)
     }
 
+    /// Applies the migrations not applied yet. On a database distributed on Citus (`CitusLayout`), a table a
+    /// migration added is then distributed like the others, so a later migration needs no step of its own there.
     @discardableResult
     public static func migrate(pool: PGPool) async throws -> [Int] {
-        try await PGMigrator(pool: pool).migrate(try all())
+        let applied = try await PGMigrator(pool: pool).migrate(try all())
+        if !applied.isEmpty, try await CitusLayout.isDistributed(on: pool) {
+            try await CitusLayout.distribute(pool: pool)
+        }
+        return applied
     }
 }

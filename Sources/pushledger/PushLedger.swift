@@ -13,6 +13,7 @@ struct PushLedger: AsyncParsableCommand {
         subcommands: [
             MigrateCommand.self, ServeCommand.self, AppCommand.self, SimulateCommand.self, RebuildCommand.self,
             RetentionCommand.self, ReportCommand.self, ReplayCommand.self, ExplainCommand.self, DeviceCommand.self,
+            DistributeCommand.self,
         ]
     )
 

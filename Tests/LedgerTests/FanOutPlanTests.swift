@@ -30,7 +30,9 @@ struct FanOutPlanTests {
         "INSERT INTO public.daily_opens (app_id, day, platform, successes)",
         "SELECT devices FROM daily_usage",
         "SELECT pg_notify",
-        "UPDATE push_batches b SET claimed_by",
+        "WITH c AS MATERIALIZED (",
+        "SELECT b.app_id FROM push_batches b",
+        "SELECT settings ->> 'timezone' AS zone FROM public.apps",
         "SELECT count(*) AS n FROM push_batches",
     ]
 
@@ -38,7 +40,7 @@ struct FanOutPlanTests {
     static let valueStatements = [
         "SELECT object_id, device_type, device_token",
         "UPDATE last_deliveries",
-        "INSERT INTO push_batches (app_id, push_id, batch_no, targets) SELECT",
+        "INSERT INTO push_batches AS b (app_id, push_id, batch_no, targets) SELECT",
     ]
 
     @Test("a push's keyed statements and its claim keep generic plans; targeting and last_deliveries do not")

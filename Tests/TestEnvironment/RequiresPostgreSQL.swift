@@ -24,6 +24,10 @@ extension Trait where Self == RequiresPostgreSQL {
     /// Needs `PUSHLEDGER_TEST_PG`, the cluster every database suite creates its databases on.
     public static var requiresPostgreSQL: Self { RequiresPostgreSQL(variable: "PUSHLEDGER_TEST_PG") }
 
+    /// Needs `PUSHLEDGER_TEST_CITUS_WORKERS`, the workers of the Citus cluster `scripts/test-citus` starts, whose
+    /// coordinator is `PUSHLEDGER_TEST_PG`.
+    public static var requiresCitus: Self { RequiresPostgreSQL(variable: "PUSHLEDGER_TEST_CITUS_WORKERS") }
+
     /// Needs `PUSHLEDGER_TEST_PSQL_URL`, a database `psql` connects to.
     public static var requiresPSQL: Self { RequiresPostgreSQL(variable: "PUSHLEDGER_TEST_PSQL_URL") }
 }
@@ -33,7 +37,11 @@ public struct MissingTestPostgreSQL: Error, CustomStringConvertible {
     public let variable: String
 
     public var description: String {
-        "\(variable) is not set, so this suite cannot reach PostgreSQL. Run scripts/test: it starts a private "
+        if variable == "PUSHLEDGER_TEST_CITUS_WORKERS" {
+            return "\(variable) is not set, so this suite has no Citus cluster. Run scripts/test-citus with "
+                + "PUSHLEDGER_CITUS_PG_BIN naming a PostgreSQL with Citus (docs/testing.md); scripts/test skips it."
+        }
+        return "\(variable) is not set, so this suite cannot reach PostgreSQL. Run scripts/test: it starts a private "
             + "PostgreSQL cluster, builds, and runs every suite. To run `swift test` yourself, start a cluster "
             + "and set PUSHLEDGER_TEST_PG=postgresql://postgres@127.0.0.1:PORT and "
             + "PUSHLEDGER_TEST_PSQL_URL=postgresql://postgres@127.0.0.1:PORT/postgres (docs/testing.md)."

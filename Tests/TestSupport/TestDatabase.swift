@@ -25,6 +25,44 @@ public struct TestDatabase: Sendable {
         return TestDatabase(url: url, ledger: ledger)
     }
 
+    /// The workers' ports of the Citus cluster `scripts/test-citus` runs (its coordinator is `PUSHLEDGER_TEST_PG`,
+    /// on the same host).
+    public static var citusWorkers: [Int] {
+        (ProcessInfo.processInfo.environment["PUSHLEDGER_TEST_CITUS_WORKERS"] ?? "").split(separator: ",")
+            .compactMap { Int($0) }
+    }
+
+    /// A fresh database on the Citus cluster, migrated and laid out by `CitusLayout.distribute` (four shards a
+    /// table: enough to put apps on both workers). It is a database on every node, the workers registered with the
+    /// coordinator: a Citus cluster is one database.
+    public static func makeDistributed(clock: ServiceClock = .system) async throws -> TestDatabase {
+        guard let base = clusterURL, let coordinator = URLComponents(string: base), let host = coordinator.host,
+            let port = coordinator.port, !citusWorkers.isEmpty
+        else {
+            throw PGError(
+                kind: .connection, message: "PUSHLEDGER_TEST_PG and PUSHLEDGER_TEST_CITUS_WORKERS are not set")
+        }
+        let name = "c_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+        for nodePort in [port] + citusWorkers {
+            let node = "postgresql://postgres@\(host):\(nodePort)"
+            let admin = try await PGConnection.connect(url: node + "/postgres")
+            try await admin.execute(unsafeScript: "CREATE DATABASE \(name)")
+            await admin.close()
+            let db = try await PGConnection.connect(url: node + "/" + name)
+            try await db.execute(unsafeScript: "CREATE EXTENSION citus; CREATE EXTENSION IF NOT EXISTS postgis")
+            await db.close()
+        }
+        let url = base + "/" + name
+        let setup = try await PGConnection.connect(url: url)
+        try await setup.query("SELECT citus_set_coordinator_host(\(host), \(port))")
+        for worker in citusWorkers { try await setup.query("SELECT citus_add_node(\(host), \(worker))") }
+        await setup.close()
+        let ledger = LedgerComponents(databaseURL: url, maxConnections: 12, clock: clock)
+        try await LedgerMigrations.migrate(pool: ledger.pool)
+        try await CitusLayout.distribute(pool: ledger.pool, shardCount: 4)
+        return TestDatabase(url: url, ledger: ledger)
+    }
+
     public func connect() async throws -> PGConnection { try await PGConnection.connect(url: url) }
 
     /// The `genericPlanLifetime` of connections whose plans a test counts in `pg_prepared_statements`: longer

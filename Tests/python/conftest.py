@@ -42,6 +42,44 @@ def psql(url, sql):
     return done.stdout.strip()
 
 
+def citus_workers():
+    """The worker ports of the Citus cluster `scripts/test-citus` runs these suites on (its coordinator is
+    PUSHLEDGER_TEST_PG, on the same host); empty on one PostgreSQL."""
+    return [int(p) for p in os.environ.get("PUSHLEDGER_TEST_CITUS_WORKERS", "").split(",") if p]
+
+
+def _on_port(base, port, name):
+    parts = urllib.parse.urlsplit(base)
+    netloc = "%s@%s:%d" % (parts.username, parts.hostname, port) if parts.username else "%s:%d" % (parts.hostname, port)
+    return urllib.parse.urlunsplit((parts.scheme, netloc, "/" + name, parts.query, parts.fragment))
+
+
+def create_database(base, name):
+    """A new database `name` on the test cluster. On Citus it is a database on every node with the extension,
+    the workers registered with the coordinator (a Citus cluster is one database)."""
+    psql(database_url(base, "postgres"), 'CREATE DATABASE "%s"' % name)
+    workers = citus_workers()
+    if not workers:
+        return
+    for port in workers:
+        psql(_on_port(base, port, "postgres"), 'CREATE DATABASE "%s"' % name)
+        psql(_on_port(base, port, name), "CREATE EXTENSION citus; CREATE EXTENSION IF NOT EXISTS postgis")
+    parts = urllib.parse.urlsplit(base)
+    url = database_url(base, name)
+    psql(url, "CREATE EXTENSION citus; CREATE EXTENSION IF NOT EXISTS postgis")
+    psql(url, "SELECT citus_set_coordinator_host('%s', %d)" % (parts.hostname, parts.port))
+    for port in workers:
+        psql(url, "SELECT citus_add_node('%s', %d)" % (parts.hostname, port))
+
+
+def drop_database(base, name):
+    for url in [database_url(base, "postgres")] + [_on_port(base, p, "postgres") for p in citus_workers()]:
+        try:
+            psql(url, 'DROP DATABASE IF EXISTS "%s" WITH (FORCE)' % name)
+        except RuntimeError:
+            pass
+
+
 @dataclasses.dataclass
 class Server:
     base_url: str  # http://127.0.0.1:PORT
@@ -123,14 +161,16 @@ def server(tmp_path_factory):
         pytest.fail("pushledger binary not found or not executable: %s" % binary)
 
     name = "pushledger_py_%d_%s" % (os.getpid(), secrets.token_hex(3))
-    admin_url = database_url(base, "postgres")
-    psql(admin_url, 'CREATE DATABASE "%s"' % name)
+    create_database(base, name)
     db_url = database_url(base, name)
     srv = Server("", APP_ID, APP_KEY, MASTER_KEY, db_url, binary)
     proc = None
     saved_env = os.environ.get("LEANCLOUD_API_SERVER")
     try:
         srv.cli("migrate")
+        if citus_workers():
+            # The layout docs/scaling.md gives, as an operator makes it; few shards keep the test cluster small.
+            srv.cli("distribute", "--shard-count", "4")
         keys = srv.create_app("python-sdk", APP_ID, APP_KEY, MASTER_KEY)
         assert keys == {"appId": APP_ID, "appKey": APP_KEY, "masterKey": MASTER_KEY}, keys
 
@@ -169,10 +209,7 @@ def server(tmp_path_factory):
             os.environ.pop("LEANCLOUD_API_SERVER", None)
         else:
             os.environ["LEANCLOUD_API_SERVER"] = saved_env
-        try:
-            psql(admin_url, 'DROP DATABASE IF EXISTS "%s" WITH (FORCE)' % name)
-        except RuntimeError:
-            pass
+        drop_database(base, name)
 
 
 def pytest_collection_modifyitems(session, config, items):

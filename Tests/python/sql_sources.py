@@ -59,31 +59,30 @@ FRAGMENTS = {
     "staleInstallations(app, before: cutoff)": "app_id = $ AND updated_at < $::timestamptz",
     "finishedPushRecords(app, before: pushesBefore)": "app_id = $ AND created_at < $::timestamptz AND status <> ALL($::text[])",
     "finishedPushRecords(app, before: cutoff)": "app_id = $ AND created_at < $::timestamptz AND status <> ALL($::text[])",
-    "unclosedDays(app, now: now)": "app_id = $ AND NOT closed AND day < $::date",
+    "unclosedDays(app, now: now, local: local)": "app_id = $ AND NOT closed AND day < ${local.day}",
     "bound": "AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())",
     "span.condition": "recorded_at BETWEEN $::timestamptz AND $::timestamptz",  # StreamSpan: a stream's days
     "condition": "TRUE",  # elsewhere: a compiled `where` over the row, beside the statement's own app_id
     "platformFilter": "AND device_type = ANY($::text[])",
     "streamFilter": "",
-    "LocalTime.day(LeanDate.format(now), appId: app, schema: \"public\")": "$::date",
-    "LocalTime.minute(at, appId: app.appId, schema: \"public\")": "$::timestamp",
-    "LocalTime.minute(at, appId: app, schema: schema)": "$::timestamp",
-    "LocalTime.day(at, appId: app, schema: schema)": "$::date",
+    # PushStatsProjection and UsageProjection name the local day of the event's time once, as `day`.
+    ("Ledger/Opens/PushStatsProjection.swift", "day"): "${local.day}",
+    ("Ledger/Usage/UsageProjection.swift", "day"): "${local.day}",
     "forgiveToken(created.fields, at: created.updatedAt, appId: event.appId, schema: schema)": "DELETE FROM public.invalid_tokens "
     "WHERE app_id = $ AND token = ANY($::text[]) AND invalid_since < $::timestamptz",
     "forgiveToken(updated.set, at: updated.updatedAt, appId: event.appId, schema: schema)": "DELETE FROM public.invalid_tokens "
     "WHERE app_id = $ AND token = ANY($::text[]) AND invalid_since < $::timestamptz",
     "PushLifecycleInterpreter.workFinished": "TRUE",
-    # PushCommands+Merged: the status of a notification_id's requests as one record.
-    "Self.mergedStatus": "CASE WHEN bool_or(status = 'in-queue') THEN 'in-queue' "
-    "WHEN bool_or(status = 'scheduled') THEN 'scheduled' WHEN bool_and(status = 'done') THEN 'done' "
-    "ELSE (array_agg(status ORDER BY created_at, object_id) FILTER (WHERE status <> 'done'))[1] END",
     # PushCounterRun.rows: a run of push events as rows (no table).
     "run.rows": "SELECT p, nullif(at, '')::timestamptz AS at, devices, successes, ios, android, windows, errors, "
     "invalid, queued, reasons, vendors, ord FROM unnest($::text[], $::text[], $::bigint[], $::bigint[], $::bigint[], "
     "$::bigint[], $::bigint[], $::bigint[], $::bigint[], $::bigint[], $::jsonb[], $::jsonb[]) WITH ORDINALITY AS "
     "e(p, at, devices, successes, ios, android, windows, errors, invalid, queued, reasons, vendors, ord)",
 }
+
+# `LocalTime`'s methods, whose SQL is read from Ledger/Usage/LocalTime.swift itself (`${local.day}` in a
+# fragment above): a call's text is the method's literal with its argument (a parameter, or the column it names).
+LOCAL_TIME = re.compile(r"^local\.(day|minute)\((.*)\)$")
 
 SQL_START = re.compile(r"^(?:\s|--[^\n]*\n)*(SELECT|INSERT|UPDATE|DELETE|WITH)\b", re.I)
 SQL_WORDS = re.compile(r"\b(SELECT|INSERT\s+INTO|UPDATE|DELETE\s+FROM)\b", re.I)
@@ -183,36 +182,81 @@ def _type_lets(name):
     return {}
 
 
+def _local_time(method, argument):
+    """The parts of `LocalTime`'s `method` literal for a call with `argument` (Ledger/Usage/LocalTime.swift)."""
+    text = (SOURCES / "Ledger" / "Usage" / "LocalTime.swift").read_text()
+    column = re.fullmatch(r'ofColumn:\s*"([^"]*)"', argument)
+    signature = r"func %s\(%s" % (method, r"ofColumn column" if column else r"_ at")
+    start = re.search(signature, text)
+    assert start, "LocalTime.%s(%s) not found" % (method, argument)
+    literal = text.index('"', start.end())
+    parts, _ = _read_string(text, literal)
+    if column:
+        parts = [column.group(1) if p == ("interp", "unsafeRaw: column") else p for p in parts]
+    return parts
+
+
 def _render(parts, lets, file):
-    sql, n, problems = [], 0, []
+    """The statement PGQuery sends for a literal's parts: its SQL with `$1`…`$n`, n, and the interpolations that
+    could not be turned back into SQL. A fragment (FRAGMENTS, LocalTime's methods, a `let` of the file that is
+    SQL itself) is spliced in whole, its own parameters numbered in turn."""
+    sql, problems = [], []
+    n = 0
 
     def param():
         nonlocal n
         n += 1
         return "$%d" % n
 
-    for part in parts:
-        if isinstance(part, str):
-            sql.append(part.replace("\\\\", "\\").replace('\\"', '"').replace("\\n", "\n"))
-            continue
-        expr = part[1]
-        if expr.startswith("unsafeRaw:"):
-            name = expr[len("unsafeRaw:") :].strip()
-            short = name.split(".")[-1]
-            if name in RAW_TEXT:
-                sql.append(RAW_TEXT[name])
-            elif "." in name and short in _type_lets(name):
-                sql.append(_type_lets(name)[short])
-            elif short in lets:
-                sql.append(lets[short])
+    def fragment(text):
+        # `$` is a parameter; `${local.day}` LocalTime.day's SQL for an event's time.
+        for piece in re.split(r"(\$\{local\.day\}|\$)", text):
+            if piece == "$":
+                sql.append(param())
+            elif piece == "${local.day}":
+                render(_local_time("day", "at"))
             else:
-                problems.append(expr)
-                sql.append("?")
-        elif (file, expr) in FRAGMENTS or expr in FRAGMENTS:
-            sql.append(re.sub(r"\$", lambda _: param(), FRAGMENTS.get((file, expr), FRAGMENTS.get(expr))))
-        else:
-            sql.append(param())
+                sql.append(piece)
+
+    def render(items):
+        for part in items:
+            if isinstance(part, str):
+                sql.append(part.replace("\\\\", "\\").replace('\\"', '"').replace("\\n", "\n"))
+                continue
+            expr = part[1]
+            local = LOCAL_TIME.match(expr)
+            if expr.startswith("unsafeRaw:"):
+                name = expr[len("unsafeRaw:") :].strip()
+                short = name.split(".")[-1]
+                if name in RAW_TEXT:
+                    sql.append(RAW_TEXT[name])
+                elif "." in name and short in _type_lets(name):
+                    sql.append(_type_lets(name)[short])
+                elif short in lets:
+                    sql.append(lets[short])
+                else:
+                    problems.append(expr)
+                    sql.append("?")
+            elif (file, expr) in FRAGMENTS or expr in FRAGMENTS:
+                fragment(FRAGMENTS.get((file, expr), FRAGMENTS.get(expr)))
+            elif local:
+                render(_local_time(*local.groups()))
+            elif expr.removeprefix("Self.") in _sql_lets(file):
+                render(_sql_lets(file)[expr.removeprefix("Self.")])
+            else:
+                sql.append(param())
+
+    render(parts)
     return "".join(sql), n, problems
+
+
+def _sql_lets(file):
+    """name -> parts of `let name: PGQuery = "…"` literals of a file: SQL pieces interpolated by name."""
+    text = (SOURCES / file).read_text()
+    out = {}
+    for m in re.finditer(r'\blet\s+(\w+)\s*:\s*PGQuery\s*=\s*(?=")', text):
+        out[m.group(1)] = _read_string(text, m.end())[0]
+    return out
 
 
 def collect():

@@ -66,7 +66,7 @@ enum ChannelMessages {
                        row_number() OVER (PARTITION BY i.installation_id ORDER BY m.ord) AS n
                 FROM unnest(\(objectIds)::text[], \(messages.map(\.message.platform))::text[],
                             \(messages.map { $0.message.data.encoded() })::text[],
-                            \(messages.map { PGTimestamp.format($0.message.expireAt) })::text[])
+                            \(messages.map { PGTimestamp.format($0.message.expireAt) })::timestamptz[])
                      WITH ORDINALITY AS m(o, p, d, e, ord)
                 JOIN installations i ON i.app_id = \(appId) AND i.object_id = m.o AND i.installation_id IS NOT NULL
             ), s AS (
@@ -77,7 +77,7 @@ enum ChannelMessages {
             )
             INSERT INTO channel_messages
                 (app_id, installation_id, object_id, push_id, batch_no, platform, data, expire_at, created_at, seq)
-            SELECT \(appId), m.iid, m.o, \(pushId), \(batchNo), m.p, m.d::jsonb, m.e::timestamptz,
+            SELECT \(appId), m.iid, m.o, \(pushId), \(batchNo), m.p, m.d::jsonb, m.e,
                    \(now)::timestamptz,
                    s.last_seq - (count(*) OVER (PARTITION BY m.iid)) + m.n
             FROM m JOIN s ON s.iid = m.iid

@@ -24,25 +24,15 @@ extension EventStore {
             // are read.
             try await reader.execute(unsafeScript: "SET LOCAL cursor_tuple_fraction = 1")
             let excluded = excluding.reduce(PGQuery(unsafeSQL: "")) { "\($0) AND NOT (\($1))" }
-            // A PushTargeted's targets (most of a log's bytes: every device of every push) travel as their
-            // number: the projections only count them (`TargetReading.counted`).
             try await reader.query(
                 """
                 DECLARE log_scan NO SCROLL CURSOR FOR
-                SELECT app_id, stream, version, type,
-                    CASE WHEN type = \(PushEvent.targeted) AND jsonb_typeof(data -> 'targets') = 'array'
-                         THEN (data - 'targets')
-                              || jsonb_build_object(\(PushTargeted.targetCountKey)::text, jsonb_array_length(data -> 'targets'))
-                         ELSE data END AS data
+                SELECT \(Self.projectedColumns)
                 FROM events WHERE type <> ALL(\(skippedTypes)::text[]) \(excluded)
                 ORDER BY transaction_id, position
                 """)
             let fetch: @Sendable () async throws -> [ProjectedEvent] = {
-                try await reader.query("FETCH \(unsafeRaw: String(pageSize)) FROM log_scan").map {
-                    try ProjectedEvent(
-                        appId: try $0.string("app_id"), stream: try $0.string("stream"),
-                        version: try $0.int("version"), type: try $0.string("type"), data: try $0.json("data"))
-                }
+                try await reader.query("FETCH \(unsafeRaw: String(pageSize)) FROM log_scan").map(Self.projected)
             }
             // `meanwhile` and `body` run on `conn`'s executor (no thread hop per statement); the reads, in tasks on
             // the global executor, go on beside them, and the next page is decoded while this one is applied.
@@ -73,19 +63,50 @@ extension EventStore {
 }
 
 extension EventStore {
-    /// The apps that have events in the caller's snapshot: one probe of the primary key per app (a loose index
-    /// scan), where `SELECT DISTINCT app_id` would read the whole log. A statement bound to them can find an
-    /// app's rare event types through `events_by_type` instead of scanning every event.
-    public func appIds(on conn: PGConnection) async throws -> [String] {
-        try await conn.query(
+    /// What a projection reads of an event (`ProjectedEvent`). A PushTargeted's targets (most of a log's bytes:
+    /// every device of every push) travel as their number: the projections only count them
+    /// (`TargetReading.counted`).
+    static let projectedColumns: PGQuery = """
+        app_id, stream, version, type,
+            CASE WHEN type = \(PushEvent.targeted) AND jsonb_typeof(data -> 'targets') = 'array'
+                 THEN (data - 'targets')
+                      || jsonb_build_object(\(PushTargeted.targetCountKey)::text, jsonb_array_length(data -> 'targets'))
+                 ELSE data END AS data
+        """
+
+    static func projected(_ row: PGRow) throws -> ProjectedEvent {
+        try ProjectedEvent(
+            appId: try row.string("app_id"), stream: try row.string("stream"), version: try row.int("version"),
+            type: try row.string("type"), data: try row.json("data"))
+    }
+
+    /// One app's events after `checkpoint` that `conn`'s transaction sees, except those of `skippedTypes`, in log
+    /// order, as projections read them, with the checkpoint of the last one: a page of the rebuild that goes app
+    /// by app (on Citus, where the statement runs on the app's worker, in the transaction's snapshot there).
+    func projectedPage(
+        appId: String, after checkpoint: Checkpoint, skipping skippedTypes: [String], limit: Int,
+        on conn: PGConnection
+    ) async throws -> (events: [ProjectedEvent], last: Checkpoint?) {
+        let rows = try await conn.query(
             """
-            WITH RECURSIVE app AS (
-                SELECT min(app_id) AS app_id FROM events
-                UNION ALL
-                SELECT (SELECT min(e.app_id) FROM events e WHERE e.app_id > app.app_id) FROM app
-                WHERE app.app_id IS NOT NULL)
-            SELECT app_id FROM app WHERE app_id IS NOT NULL
-            """
-        ).map { try $0.string("app_id") }
+            SELECT \(Self.projectedColumns), transaction_id::text AS xid, position
+            FROM events
+            WHERE app_id = \(appId) AND type <> ALL(\(skippedTypes)::text[])
+              AND (transaction_id, position) > (\(String(checkpoint.transactionId))::xid8, \(checkpoint.position))
+            ORDER BY transaction_id, position
+            LIMIT \(limit)
+            """)
+        let last = try rows.last.map {
+            Checkpoint(transactionId: UInt64(try $0.string("xid")) ?? 0, position: try $0.int64("position"))
+        }
+        return (try rows.map(Self.projected), last)
+    }
+
+    /// The apps that have events in the caller's snapshot, from their streams' heads (a row per stream, kept
+    /// with every append) rather than the log itself. A statement bound to them can find an app's rare event
+    /// types through `events_by_type` instead of scanning every event. (Not a recursive probe of the log's key:
+    /// Citus refuses a recursive query that does not name one app.)
+    public func appIds(on conn: some PGQuerying) async throws -> [String] {
+        try await conn.query("SELECT DISTINCT app_id FROM stream_heads ORDER BY app_id").map { try $0.string("app_id") }
     }
 }

@@ -105,6 +105,27 @@ public struct EventStore: Sendable {
         return try rows.map(Self.decode)
     }
 
+    /// Up to `limit` committed events of one app after `checkpoint`, in the app's order, never past a
+    /// transaction still running where the app's rows are. On one PostgreSQL this is `read(after:)` for one app.
+    /// On Citus every worker has its own transaction ids, and this is the reader that keeps the guarantee: the
+    /// statement names the app, so it runs on the app's worker, where the rows' transaction ids (each the
+    /// worker's own, `CitusLayout`) and the snapshot's bound are of the same node (SPEC §7).
+    public func read(
+        appId: String, after checkpoint: Checkpoint, limit: Int, on conn: PGConnection
+    ) async throws -> [RecordedEvent] {
+        try await conn.query(
+            """
+            SELECT position, transaction_id::text AS xid, app_id, stream, version, type, data, metadata, recorded_at
+            FROM events
+            WHERE app_id = \(appId)
+              AND (transaction_id, position) > (\(String(checkpoint.transactionId))::xid8, \(checkpoint.position))
+              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+            ORDER BY transaction_id, position
+            LIMIT \(limit)
+            """
+        ).map(Self.decode)
+    }
+
     /// Events of one stream in version order, read from the day partitions of its span only (`StreamSpan`).
     public func readStream(appId: String, stream: String, on conn: PGConnection) async throws -> [RecordedEvent] {
         guard let span = try await StreamSpan.of(streams: [stream], appId: appId, on: conn) else { return [] }

@@ -179,14 +179,23 @@ public final class LedgerTransaction: @unchecked Sendable {
     static func translate(_ error: any Error, appendedBy transactions: [LedgerTransaction]) -> any Error {
         guard let pg = error as? PGError else { return error }
         if pg.sqlState == "PL001" { return StreamLockOrderViolation() }
-        guard pg.isUniqueViolation, pg.constraint == streamVersionConstraint else { return error }
+        guard isStreamVersionClash(pg) else { return error }
         // The detail reads "Key (app_id, stream, version)=(app, stream, 3) already exists."
         let appends = transactions.flatMap { tx in tx.appends.map { (tx.appId, $0.stream, $0.expectedVersion) } }
-        let named = appends.first { pg.detail?.contains("=(\($0.0), \($0.1), ") == true } ?? appends.first
+        let named = appends.first { ((pg.detail ?? "") + pg.message).contains("=(\($0.0), \($0.1), ") } ?? appends.first
         return VersionConflict(stream: named?.1 ?? "", expected: named?.2 ?? 0)
     }
 
     /// The unique constraint whose violation means another writer appended to the stream first. Since the log
     /// is partitioned (sql/0011) it is enforced by the trigger that advances `stream_heads`, under this name.
     static let streamVersionConstraint = "events_app_id_stream_version_key"
+
+    /// Whether an error is the stream-version guard's unique violation: by its SQLSTATE and constraint name on one
+    /// PostgreSQL; on Citus, which passes a worker's error on without the constraint's name (and, when it ends the
+    /// transaction on the worker, as an internal error, XX000), by its message, which names the constraint.
+    static func isStreamVersionClash(_ error: PGError) -> Bool {
+        if let constraint = error.constraint { return error.isUniqueViolation && constraint == streamVersionConstraint }
+        return (error.isUniqueViolation || error.sqlState == "XX000")
+            && error.message.contains("violates unique constraint \"\(streamVersionConstraint)\"")
+    }
 }

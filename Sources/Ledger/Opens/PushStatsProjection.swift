@@ -54,10 +54,8 @@ public struct PushStatsProjection: Projection {
             let counts = [
                 (PushPlatform.ios, b.iosSuccesses), (.android, b.androidSuccesses), (.windows, b.windowsSuccesses ?? 0),
             ]
-            for (platform, count) in counts where count > 0 {
-                try await addDaily(
-                    app: app, at: b.at, platform: platform.rawValue, "successes", count, on: conn, schema: schema)
-            }
+            try await addDaily(
+                app: app, at: b.at, "successes", counts.map { ($0.rawValue, $1) }, on: conn, schema: schema)
         case .push(let push):
             if let ending = push.channelEnding {
                 try await applyChannelResults(ending, appId: app, on: conn, schema: schema)
@@ -73,12 +71,12 @@ public struct PushStatsProjection: Projection {
         let at = open.at
         let platform = open.platform ?? ""
         guard let pushId = open.pushId else {
-            try await addDaily(app: app, at: at, platform: platform, "app_opens", 1, on: conn, schema: schema)
+            try await addDaily(app: app, at: at, "app_opens", [(platform, 1)], on: conn, schema: schema)
             return
         }
         // One statement, so it can be queued with the others: `xmax = 0` tells a fresh insert from an update
         // (the first open of this push on this installation), and the counters add 1 or 0 for uniqueness.
-        let day = LocalTime.day(at, appId: app, schema: schema)
+        let day = try await LocalTime.of(appId: app, schema: schema, on: conn).day(at)
         try await conn.enqueue(
             """
             WITH opened AS (
@@ -99,19 +97,24 @@ public struct PushStatsProjection: Projection {
             """)
     }
 
-    /// Adds to one counter of a platform's local day.
+    /// Adds to one counter of each platform's local day (platforms with nothing to add are left alone).
     private func addDaily(
-        app: String, at: String?, platform: String, _ column: String, _ amount: Int64,
+        app: String, at: String?, _ column: String, _ amounts: [(platform: String, amount: Int64)],
         on conn: PGConnection, schema: String
     ) async throws {
-        try await conn.enqueue(
-            .reusingPlan(
-                """
-                INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, \(unsafeRaw: column))
-                VALUES (\(app), \(LocalTime.day(at, appId: app, schema: schema)), \(platform), \(amount))
-                ON CONFLICT (app_id, day, platform) DO UPDATE
-                    SET \(unsafeRaw: column) = daily_opens.\(unsafeRaw: column) + \(amount)
-                """))
+        let amounts = amounts.filter { $0.amount > 0 }
+        guard !amounts.isEmpty else { return }
+        let day = try await LocalTime.of(appId: app, schema: schema, on: conn).day(at)
+        for (platform, amount) in amounts {
+            try await conn.enqueue(
+                .reusingPlan(
+                    """
+                    INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, \(unsafeRaw: column))
+                    VALUES (\(app), \(day), \(platform), \(amount))
+                    ON CONFLICT (app_id, day, platform) DO UPDATE
+                        SET \(unsafeRaw: column) = daily_opens.\(unsafeRaw: column) + \(amount)
+                    """))
+        }
     }
 
     /// Own-channel messages that ended: acks count as successes of their platform, the rest as errors.
@@ -135,10 +138,9 @@ public struct PushStatsProjection: Projection {
             WHERE app_id = \(appId) AND push_id = \(r.objectId)
             """)
         guard acked else { return }
-        for (platform, count) in r.platforms.sorted(by: { $0.key < $1.key }) where count > 0 {
-            try await addDaily(
-                app: appId, at: r.at, platform: platform, "successes", count, on: conn, schema: schema)
-        }
+        try await addDaily(
+            app: appId, at: r.at, "successes", r.platforms.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value) },
+            on: conn, schema: schema)
     }
 
     /// Runs of app opens naming their push go in one statement (`openAll`), and so do runs of targeted pages and
@@ -151,16 +153,17 @@ public struct PushStatsProjection: Projection {
                 return open.pushId != nil ? event.type : nil
             }
         ) { kind, run in
+            let local = try await LocalTime.of(appId: run[0].appId, schema: schema, on: conn)
             guard kind == InstallationEvent.opened else {
-                return PushCounterRun(run).map { counted($0, schema) }
+                return PushCounterRun(run).map { counted($0, schema, local: local) }
             }
-            return openAll(run, schema: schema)
+            return openAll(run, schema: schema, local: local)
         }
     }
 
     /// `apply` of a run of targeted pages (devices) or of delivered batches (successes per platform, also on
     /// their local days, and errors).
-    private func counted(_ run: PushCounterRun, _ schema: String) -> PGQuery {
+    private func counted(_ run: PushCounterRun, _ schema: String, local: LocalTime) -> PGQuery {
         guard run.delivered else {
             return .reusingPlan(
                 """
@@ -169,7 +172,6 @@ public struct PushStatsProjection: Projection {
                 FROM c WHERE s.app_id = \(run.appId) AND s.push_id = c.p
                 """)
         }
-        let zone = LocalTime.zone(appId: run.appId, schema: schema)
         return .reusingPlan(
             """
             WITH e AS (\(run.rows)), c AS (\(unsafeRaw: PushCounterRun.perPush)),
@@ -181,7 +183,7 @@ public struct PushStatsProjection: Projection {
                     vendor_successes = \(unsafeRaw: PushCounterRun.addedCounts("s.vendor_successes", "c.vendors"))
                 FROM c WHERE s.app_id = \(run.appId) AND s.push_id = c.p)
             INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, successes)
-            SELECT \(run.appId), (e.at AT TIME ZONE \(zone))::date, v.platform, sum(v.n)
+            SELECT \(run.appId), \(local.day(ofColumn: "e.at")), v.platform, sum(v.n)
             FROM e, LATERAL (VALUES (\(PushPlatform.ios.rawValue), e.ios), (\(PushPlatform.android.rawValue), e.android),
                                     (\(PushPlatform.windows.rawValue), e.windows)) AS v(platform, n)
             WHERE v.n > 0 GROUP BY 2, 3
@@ -194,14 +196,13 @@ public struct PushStatsProjection: Projection {
     /// to it; here each (push, installation) is one upsert carrying its first open and its count, and
     /// `xmax = 0` again tells the pairs opened for the first time. Push opens count on the local day of each
     /// open, unique ones on the day and platform of the first.
-    private func openAll(_ events: [ProjectedEvent], schema: String) -> PGQuery {
+    private func openAll(_ events: [ProjectedEvent], schema: String, local: LocalTime) -> PGQuery {
         let opens = events.compactMap { event -> AppOpened? in
             guard case .installation(.opened(let open)) = event.event else { return nil }
             return open
         }
         func texts(_ value: (AppOpened) -> String?) -> [String] { opens.map { value($0) ?? "" } }
         let app = events[0].appId
-        let zone = LocalTime.zone(appId: app, schema: schema)
         return .reusingPlan(
             """
             WITH e AS (
@@ -225,7 +226,7 @@ public struct PushStatsProjection: Projection {
                 SET opens = s.opens + c.opens, unique_opens = s.unique_opens + c.unique_opens
                 FROM per_push c WHERE s.app_id = \(app) AND s.push_id = c.p),
             local AS (
-                SELECT (e.at AT TIME ZONE \(zone))::date AS day, e.pl, 1 AS opens,
+                SELECT \(local.day(ofColumn: "e.at")) AS day, e.pl, 1 AS opens,
                     CASE WHEN f.ord = e.ord THEN o.first ELSE 0 END AS first
                 FROM e JOIN firsts f USING (p, i) JOIN opened o ON o.push_id = e.p AND o.installation_id = e.i)
             INSERT INTO \(unsafeRaw: schema).daily_opens (app_id, day, platform, push_opens, unique_push_opens)

@@ -119,8 +119,9 @@ public struct InstallationProjection: Projection {
         let objectIds = changes.map(\.objectId)
         let touches = changes.map(Self.touch)
         let badges = touches.map { $0.badge.encoded() }
-        // "" for none: the arrays are bound as text[] without NULLs.
-        let updatedAts = touches.map { $0.updatedAt ?? "" }
+        // Times are bound as timestamptz[] (NULL for none), not cast from text in the statement: Citus refuses an
+        // UPDATE of a distributed table that calls a STABLE function (text to timestamptz) on a column.
+        let updatedAts = PGNullableArray(touches.map(\.updatedAt))
         let versions = events.map { String($0.version) }
         return .reusingPlan(
             """
@@ -130,9 +131,9 @@ public struct InstallationProjection: Projection {
             FROM (
                 SELECT o,
                     (array_agg(b::jsonb ORDER BY ord DESC) FILTER (WHERE b::jsonb <> 'null'::jsonb))[1] AS badge,
-                    (array_agg(u::timestamptz ORDER BY ord DESC) FILTER (WHERE u <> ''))[1] AS updated_at,
+                    (array_agg(u ORDER BY ord DESC) FILTER (WHERE u IS NOT NULL))[1] AS updated_at,
                     (array_agg(v::int ORDER BY ord DESC))[1] AS version
-                FROM unnest(\(objectIds)::text[], \(badges)::text[], \(updatedAts)::text[], \(versions)::text[])
+                FROM unnest(\(objectIds)::text[], \(badges)::text[], \(updatedAts)::timestamptz[], \(versions)::text[])
                     WITH ORDINALITY AS e(o, b, u, v, ord)
                 GROUP BY o) a
             WHERE i.app_id = \(events[0].appId) AND i.object_id = a.o
@@ -141,8 +142,8 @@ public struct InstallationProjection: Projection {
 
     /// The `created` statement for several events at once.
     private func createAll(_ events: [ProjectedEvent], schema: String) -> PGQuery? {
-        var objectIds: [String] = [], datas: [String] = [], createdAts: [String] = [], updatedAts: [String] = []
-        var versions: [String] = [], tokens: [String] = [], tokenAts: [String] = []
+        var objectIds: [String] = [], datas: [String] = [], createdAts: [String?] = [], updatedAts: [String?] = []
+        var versions: [String] = [], tokens: [String] = [], tokenAts: [String?] = []
         for event in events {
             guard case .installation(.created(let created)) = event.event else { return nil }
             objectIds.append(created.objectId)
@@ -159,12 +160,13 @@ public struct InstallationProjection: Projection {
             """
             WITH forgiven AS (
                 DELETE FROM \(unsafeRaw: schema).invalid_tokens i
-                USING unnest(\(tokens)::text[], \(tokenAts)::text[]) AS f(token, at)
-                WHERE i.app_id = \(events[0].appId) AND i.token = f.token AND i.invalid_since < f.at::timestamptz)
+                USING unnest(\(tokens)::text[], \(PGNullableArray(tokenAts))::timestamptz[]) AS f(token, at)
+                WHERE i.app_id = \(events[0].appId) AND i.token = f.token AND i.invalid_since < f.at)
             INSERT INTO \(unsafeRaw: schema).installations (app_id, object_id, data, created_at, updated_at, version)
-            SELECT \(events[0].appId), o, d::jsonb, c::timestamptz, u::timestamptz, v::int
-            FROM unnest(\(objectIds)::text[], \(datas)::text[], \(createdAts)::text[], \(updatedAts)::text[],
-                        \(versions)::text[]) WITH ORDINALITY AS r(o, d, c, u, v, ord)
+            SELECT \(events[0].appId), o, d::jsonb, c, u, v::int
+            FROM unnest(\(objectIds)::text[], \(datas)::text[], \(PGNullableArray(createdAts))::timestamptz[],
+                        \(PGNullableArray(updatedAts))::timestamptz[], \(versions)::text[])
+                WITH ORDINALITY AS r(o, d, c, u, v, ord)
             ORDER BY ord
             """)
     }

@@ -59,10 +59,10 @@ extension Projection {
     /// everything else goes through `apply`, in order.
     func applyRuns<Kind: Equatable>(
         _ events: [ProjectedEvent], on conn: PGConnection, schema: String, kind: (ProjectedEvent) -> Kind?,
-        statement: (Kind, [ProjectedEvent]) -> PGQuery?
+        statement: (Kind, [ProjectedEvent]) async throws -> PGQuery?
     ) async throws {
         for run in ProjectionRun.split(events, kind) {
-            if let k = run.kind, run.events.count > 1, let query = statement(k, run.events) {
+            if let k = run.kind, run.events.count > 1, let query = try await statement(k, run.events) {
                 try await conn.enqueue(query)
             } else {
                 for event in run.events { try await apply(event, on: conn, schema: schema) }

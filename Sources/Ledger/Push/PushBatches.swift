@@ -69,11 +69,18 @@ public struct PushBatches: Sendable {
 
     public init(store: EventStore) { self.store = store }
 
-    /// Leases the oldest pending batch of a push that is still being sent.
+    /// Leases the oldest pending batch of a push that is still being sent: of the app whose oldest such batch is
+    /// the oldest, or, when another sender took that one meanwhile, of the next app.
     public func claim(owner: String, lease: Duration = .seconds(30), now: Date? = nil) async throws -> BatchClaim? {
         let now = now ?? store.clock.now()
-        return try await PushLifecycleInterpreter.claim(
-            owner: owner, until: now.adding(lease), now: now, on: store.pool)
+        for appId in try await PushLifecycleInterpreter.claimableApps(now: now, limit: 8, on: store.pool) {
+            if let claim = try await PushLifecycleInterpreter.claim(
+                appId: appId, owner: owner, until: now.adding(lease), now: now, on: store.pool)
+            {
+                return claim
+            }
+        }
+        return nil
     }
 
     /// How much fan-out work waits (gauges for operators).
@@ -90,9 +97,9 @@ public struct PushBatches: Sendable {
     /// process sending the push. Returns when the reserved slot starts (now or later): the caller waits until
     /// then.
     public func reserveFlow(appId: String, pushId: String, count: Int, rate: Int) async throws -> Date {
-        try await PushLifecycleInterpreter.reserveFlow(
-            appId: appId, pushId: pushId, count: count, rate: rate, on: store.pool)
-            ?? store.clock.now()
+        let now = store.clock.now()
+        return try await PushLifecycleInterpreter.reserveFlow(
+            appId: appId, pushId: pushId, count: count, rate: rate, now: now, on: store.pool) ?? now
     }
 
     /// Extends the lease of a batch its owner is still sending, so that a slow send (a provider timing out,

@@ -67,16 +67,17 @@ extension PushLifecycleInterpreter {
 
     /// `flow_control` (SPEC §4.1): reserves `count` devices of the push's per-second budget, kept in the
     /// database so that every process sending the push shares one budget. Returns when the reserved slot
-    /// starts (now or later), by the database's clock.
+    /// starts (`now` or later). `now` is the service's clock, the one the sender waits on, passed as a value:
+    /// Citus refuses a volatile function in an UPDATE of a distributed table.
     static func reserveFlow(
-        appId: String, pushId: String, count: Int, rate: Int, on db: some PGQuerying
+        appId: String, pushId: String, count: Int, rate: Int, now: Date, on db: some PGQuerying
     )
         async throws -> Date?
     {
         let seconds = Double(count) / Double(max(rate, 1))
         return try await db.query(
             """
-            UPDATE push_jobs SET flow_next_at = greatest(flow_next_at, clock_timestamp())
+            UPDATE push_jobs SET flow_next_at = greatest(flow_next_at, \(now)::timestamptz)
                 + make_interval(secs => \(seconds))
             WHERE app_id = \(appId) AND push_id = \(pushId)
             RETURNING flow_next_at - make_interval(secs => \(seconds)) AS starts
@@ -101,27 +102,49 @@ extension PushLifecycleInterpreter {
         )[0].int("n")
     }
 
-    /// Leases the oldest pending batch of a push that is still being sent. `'pending'` and the sendable job
+    /// The apps with a batch a sender may lease now (pending, its lease free or lapsed, its push still being
+    /// sent), in the order of their oldest such batch: a claim then leases within one app (`claim`), which is
+    /// what Citus can lock (a `FOR UPDATE` across apps spans workers, which it refuses). The literals serve the
+    /// partial index push_batches_pending, as in `claim`.
+    static func claimableApps(now: Date, limit: Int, on db: some PGQuerying) async throws -> [String] {
+        try await db.query(
+            .reusingPlan(
+                """
+                SELECT b.app_id FROM push_batches b
+                JOIN push_jobs j ON j.app_id = b.app_id AND j.push_id = b.push_id
+                WHERE b.state = 'pending' AND (b.claimed_until IS NULL OR b.claimed_until < \(now)::timestamptz)
+                  AND j.state IN (\(unsafeRaw: sendableStates))
+                GROUP BY b.app_id ORDER BY min(b.created_at) LIMIT \(limit)
+                """)
+        ).map { try $0.string("app_id") }
+    }
+
+    /// Leases the app's oldest pending batch of a push that is still being sent. `'pending'` and the sendable job
     /// states are SQL literals, not parameters, so that its generic plan can use the partial index
     /// push_batches_pending and estimates the sendable jobs from the statistics, as a plan for the values
     /// does: it is kept (`reusingPlan`) instead of being planned for each batch. A batch whose job
-    /// was cancelled or failed is never handed out, even when its earlier sender died holding it.
-    static func claim(owner: String, until: Date, now: Date, on db: some PGQuerying) async throws -> BatchClaim? {
+    /// was cancelled or failed is never handed out, even when its earlier sender died holding it. The choice is
+    /// a materialised CTE, made once: as a subquery joined to the app's rows, the planner may scan it again for
+    /// each of them, and each scan would skip the rows the ones before it locked and lease another batch.
+    static func claim(
+        appId: String, owner: String, until: Date, now: Date, on db: some PGQuerying
+    ) async throws -> BatchClaim? {
         guard
             let row = try await db.query(
                 .reusingPlan(
                     """
+                    WITH c AS MATERIALIZED (
+                        SELECT b2.push_id, b2.batch_no FROM push_batches b2
+                        JOIN push_jobs j2 ON j2.app_id = b2.app_id AND j2.push_id = b2.push_id
+                        WHERE b2.app_id = \(appId) AND j2.app_id = \(appId) AND b2.state = 'pending'
+                          AND (b2.claimed_until IS NULL OR b2.claimed_until < \(now)::timestamptz)
+                          AND j2.state IN (\(unsafeRaw: sendableStates))
+                        ORDER BY b2.created_at, b2.batch_no LIMIT 1 FOR UPDATE OF b2 SKIP LOCKED)
                     UPDATE push_batches b SET claimed_by = \(owner), claimed_until = \(until)::timestamptz,
                         attempts = b.attempts + 1
-                    FROM (SELECT b2.app_id, b2.push_id, b2.batch_no FROM push_batches b2
-                          JOIN push_jobs j2 ON j2.app_id = b2.app_id AND j2.push_id = b2.push_id
-                          WHERE b2.state = 'pending'
-                            AND (b2.claimed_until IS NULL OR b2.claimed_until < \(now)::timestamptz)
-                            AND j2.state IN (\(unsafeRaw: sendableStates))
-                          ORDER BY b2.created_at, b2.batch_no LIMIT 1 FOR UPDATE OF b2 SKIP LOCKED) c,
-                         push_jobs j
-                    WHERE b.app_id = c.app_id AND b.push_id = c.push_id AND b.batch_no = c.batch_no
-                      AND j.app_id = b.app_id AND j.push_id = b.push_id
+                    FROM c, push_jobs j
+                    WHERE b.app_id = \(appId) AND j.app_id = \(appId)
+                      AND b.push_id = c.push_id AND b.batch_no = c.batch_no AND j.push_id = b.push_id
                     RETURNING b.app_id, b.push_id, b.batch_no, b.targets, b.attempts, j.request, b.recorded::text
                     """)
             ).first

@@ -197,9 +197,10 @@ struct PushLifecycleInterpreter {
         }
         for (offset, number) in numbers.enumerated() {
             let version = lastAppendStart + offset
+            // The alias: Citus names the target of an INSERT ... SELECT's RETURNING by the table, not its shard.
             let inserted = try await tx.connection.query(
                 """
-                INSERT INTO push_batches (app_id, push_id, batch_no, targets)
+                INSERT INTO push_batches AS b (app_id, push_id, batch_no, targets)
                 SELECT app_id, \(pushId), \(number), data -> 'targets' FROM events
                 WHERE app_id = \(appId) AND stream = \(stream) AND version = \(version)
                   AND recorded_at >= \(recordedSince)::timestamptz AND type = \(PushEvent.targeted)

@@ -75,6 +75,9 @@ public struct Rebuilder: Sendable {
         if let before = try await EventLogPartitions(pool: store.pool).trimmedBefore() {
             throw LogTrimmed(before: before)
         }
+        if try await CitusLayout.isDistributed(on: store.pool) {
+            return try await runPerApp(verify: verify, batchSize: batchSize, started: started, progress: progress)
+        }
         let tables = projections.flatMap(\.tables)
         let folding = projections.compactMap { $0 as? any LogFoldingProjection }
         let perEvent = projections.filter { !($0 is any LogFoldingProjection) }
@@ -207,7 +210,7 @@ public struct Rebuilder: Sendable {
     /// event-by-event application gives — except for `apps`, the one table others read (an app's time zone,
     /// for local days): an app event is a segment of its own, so the events before it are applied with the
     /// settings they were written under and the events after it with its own.
-    private func apply(
+    func apply(
         _ events: [ProjectedEvent], through projections: [any Projection], into schema: String,
         on conn: PGConnection
     ) async throws {
@@ -232,15 +235,17 @@ public struct Rebuilder: Sendable {
         try await flush()
     }
 
-    private func compare(_ table: String, on conn: PGConnection) async throws -> TableDifference {
+    /// The rows of `table` only in the live table and only in the rebuild: of every app, or of `app`.
+    func compare(_ table: String, app: String? = nil, on conn: PGConnection) async throws -> TableDifference {
         func rows(_ a: String, _ b: String) async throws -> [String] {
-            try await conn.query(
-                PGQuery(
-                    unsafeSQL: """
-                        SELECT row_to_json(d)::text AS r FROM
-                            (SELECT * FROM \(a).\(table) EXCEPT ALL SELECT * FROM \(b).\(table)) d
-                        ORDER BY 1 LIMIT 20
-                        """)
+            let only: PGQuery = app.map { "WHERE app_id = \($0)" } ?? ""
+            return try await conn.query(
+                """
+                SELECT row_to_json(d)::text AS r FROM
+                    (SELECT * FROM \(unsafeRaw: a).\(unsafeRaw: table) \(only)
+                     EXCEPT ALL SELECT * FROM \(unsafeRaw: b).\(unsafeRaw: table) \(only)) d
+                ORDER BY 1 LIMIT 20
+                """
             ).map { try $0.string("r") }
         }
         return TableDifference(

@@ -93,11 +93,12 @@ public struct RetentionJob: Sendable {
 
     /// What the four steps will look at for one app, by their own conditions.
     private func candidates(_ app: String, staleBefore: Date, pushesBefore: Date, now: Date) async throws -> Int {
+        let local = try await LocalTime.of(appId: app, schema: "public", on: store.pool)
         let row = try await store.pool.query(
             """
             SELECT (SELECT count(*) FROM installations WHERE \(staleInstallations(app, before: staleBefore))) AS stale,
                 (SELECT count(*) FROM notifications n WHERE \(finishedPushRecords(app, before: pushesBefore))) AS old,
-                (SELECT count(*) FROM daily_usage WHERE \(unclosedDays(app, now: now))) AS days
+                (SELECT count(*) FROM daily_usage WHERE \(unclosedDays(app, now: now, local: local))) AS days
             """)[0]
         let scheduled = try await PushLifecycleInterpreter.expiredScheduled(appId: app, now: now, on: store.pool).count
         return try row.int("stale") + row.int("old") + row.int("days") + scheduled
@@ -117,8 +118,8 @@ public struct RetentionJob: Sendable {
     }
 
     /// Days before the app's current local day that are not closed yet.
-    private func unclosedDays(_ app: String, now: Date) -> PGQuery {
-        "app_id = \(app) AND NOT closed AND day < \(LocalTime.day(LeanDate.format(now), appId: app, schema: "public"))"
+    private func unclosedDays(_ app: String, now: Date, local: LocalTime) -> PGQuery {
+        "app_id = \(app) AND NOT closed AND day < \(local.day(LeanDate.format(now)))"
     }
 
     private var metadata: EventMetadata { .system("retention") }
@@ -215,9 +216,11 @@ public struct RetentionJob: Sendable {
     }
 
     private func closeDays(_ app: String, now: Date, advance: (Int) -> Void) async throws -> Int {
+        let local = try await LocalTime.of(appId: app, schema: "public", on: store.pool)
         let days = try await store.pool.query(
             """
-            SELECT to_char(day, 'YYYY-MM-DD') AS day FROM daily_usage WHERE \(unclosedDays(app, now: now)) ORDER BY day
+            SELECT to_char(day, 'YYYY-MM-DD') AS day FROM daily_usage WHERE \(unclosedDays(app, now: now, local: local))
+            ORDER BY day
             """
         ).map { try $0.string("day") }
         var count = 0

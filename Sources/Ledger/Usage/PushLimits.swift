@@ -28,11 +28,12 @@ struct PushLimits {
                     retryAfter: wait), nil)
         }
         let limit = app.intSetting("push_rate_per_minute")
+        let local = try await LocalTime.of(appId: app.appId, schema: "public", on: conn)
         let calls =
             try await conn.query(
                 """
                 SELECT calls FROM minute_calls
-                WHERE app_id = \(app.appId) AND minute = \(LocalTime.minute(at, appId: app.appId, schema: "public"))
+                WHERE app_id = \(app.appId) AND minute = \(local.minute(at))
                 """
             ).first?.int64("calls") ?? 0
         if calls >= limit {
@@ -58,11 +59,12 @@ struct PushLimits {
 
     /// Devices targeted so far on the app's current local day.
     static func devicesToday(app: App, now: Date, on conn: PGConnection) async throws -> Int64 {
-        try await conn.query(
+        let local = try await LocalTime.of(appId: app.appId, schema: "public", on: conn)
+        return try await conn.query(
             .reusingPlan(
                 """
                 SELECT devices FROM daily_usage
-                WHERE app_id = \(app.appId) AND day = \(LocalTime.day(LeanDate.format(now), appId: app.appId, schema: "public"))
+                WHERE app_id = \(app.appId) AND day = \(local.day(LeanDate.format(now)))
                 """)
         ).first?.int64("devices") ?? 0
     }

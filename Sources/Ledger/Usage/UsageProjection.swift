@@ -25,7 +25,8 @@ public struct UsageProjection: Projection {
         case .usage(let usage): at = usage.at
         default: return
         }
-        let day = LocalTime.day(at, appId: app, schema: schema)
+        let local = try await LocalTime.of(appId: app, schema: schema, on: conn)
+        let day = local.day(at)
         func add(_ column: String, _ amount: Int64) async throws {
             try await conn.enqueue(
                 .reusingPlan(
@@ -42,7 +43,7 @@ public struct UsageProjection: Projection {
                 """
                 WITH m AS (
                     INSERT INTO \(unsafeRaw: schema).minute_calls (app_id, minute, calls)
-                    VALUES (\(app), \(LocalTime.minute(at, appId: app, schema: schema)), 1)
+                    VALUES (\(app), \(local.minute(at)), 1)
                     ON CONFLICT (app_id, minute) DO UPDATE SET calls = minute_calls.calls + 1
                     RETURNING minute, calls)
                 INSERT INTO \(unsafeRaw: schema).daily_usage (app_id, day, calls, peak_calls_per_minute)
@@ -81,12 +82,12 @@ public struct UsageProjection: Projection {
         try await applyRuns(events, on: conn, schema: schema, kind: PushCounterRun.kind) { _, events in
             guard let run = PushCounterRun(events) else { return nil }
             let column = run.delivered ? "successes" : "devices"
+            let local = try await LocalTime.of(appId: run.appId, schema: schema, on: conn)
             return .reusingPlan(
                 """
                 WITH e AS (\(run.rows))
                 INSERT INTO \(unsafeRaw: schema).daily_usage (app_id, day, \(unsafeRaw: column))
-                SELECT \(run.appId), (at AT TIME ZONE \(LocalTime.zone(appId: run.appId, schema: schema)))::date,
-                    sum(\(unsafeRaw: column))
+                SELECT \(run.appId), \(local.day(ofColumn: "at")), sum(\(unsafeRaw: column))
                 FROM e GROUP BY 2
                 ON CONFLICT (app_id, day) DO UPDATE
                     SET \(unsafeRaw: column) = daily_usage.\(unsafeRaw: column) + excluded.\(unsafeRaw: column)
