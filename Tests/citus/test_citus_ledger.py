@@ -123,3 +123,27 @@ def test_a_migration_after_distribution_is_distributed_by_migrate(server, tmp_pa
         # The change to a distributed table reached its shards: a write names the new column.
         psql(url, "INSERT INTO citus_probe VALUES ('a', 1)")
         assert psql(url, "SELECT count(*) FROM installations WHERE citus_probe IS NULL") == "0"
+
+
+def test_day_partitions_are_made_and_dropped_on_the_workers(server):
+    with citus_database(server) as url:
+        cli(server.binary, url, "migrate")
+        cli(server.binary, url, "distribute", "--shard-count", "4")
+        # A day ahead that has no partition yet: made as the retention job makes them, and distributed with the log.
+        made = psql(url, "SELECT pushledger_event_partition(current_date + 40)")
+        assert made in distributed_tables(url), made
+        psql(url, "INSERT INTO events (app_id, stream, version, type, data, metadata, recorded_at) VALUES "
+                  "('p', 'ahead', 1, 'DeviceDisconnected', '{\"objectId\":\"x\",\"session\":\"s\"}', "
+                  "'{}', current_date + 40)")
+        assert psql(url, "SELECT count(*) FROM %s" % made) == "1"
+        # A day long past, dropped by the log-retention step.
+        old = psql(url, "SELECT pushledger_event_partition(current_date - 400)")
+        psql(url, "INSERT INTO events (app_id, stream, version, type, data, metadata, recorded_at) VALUES "
+                  "('p', 'old', 1, 'DeviceDisconnected', '{\"objectId\":\"x\",\"session\":\"s\"}', "
+                  "'{}', current_date - 400)")
+        done = json.loads(cli(server.binary, url, "retention", "run", "--log-retention-days", "365")
+                          .strip().splitlines()[-1])
+        assert done["droppedLogPartitions"] >= 1, done
+        assert old not in distributed_tables(url)
+        assert psql(url, "SELECT count(*) FROM events WHERE stream = 'old'") == "0"
+        assert psql(url, "SELECT count(*) FROM events WHERE stream = 'ahead'") == "1"

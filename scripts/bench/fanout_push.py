@@ -2,12 +2,12 @@
 """One push to channel `all` (or $CHANNEL) of the app `bench`, for scripts/bench-fanout, scripts/bench-fanout-ab and
 scripts/bench-vendors.
 
-  [CHANNEL=all] fanout_push.py PORT SERVER_PID POSTMASTER_PID SIMULATOR_PID
+  [CHANNEL=all] fanout_push.py PORT SERVER_PID POSTMASTER_PID[,POSTMASTER_PID…] SIMULATOR_PID
   -> "WALL SUCCESSES,DEVICES,ERRORS PEAK_RSS_KIB SERVER_US,POSTGRES_US,SIMULATOR_US,DRIVERS_US"
 
 Posts the push, polls its record every 0.5 s (and the server's peak RSS) until it leaves "in-queue", and
 reads the CPU time the push cost the server, PostgreSQL (the postmaster, its live backends and those that
-ended) and the simulator per delivered device, and the server's part spent by its libcurl drivers (the
+ended; of every cluster given, the nodes of a Citus cluster together) and the simulator per delivered device, and the server's part spent by its libcurl drivers (the
 threads named curl-driver: libcurl, TLS and HTTP/2 framing, what libcurl's own program does too).
 One Python process does it all: a fresh interpreter per poll cost ~0.1 s of CPU each where python3 is a
 pyenv shim, a fifth of a core taken from the push it measures.
@@ -17,11 +17,13 @@ import json, os, sys, time, urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stats import TCK, postgres_ticks, proc_stat, thread_ticks  # noqa: E402
 
-port, server, postmaster, simulator = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+port, server, simulator = sys.argv[1], int(sys.argv[2]), int(sys.argv[4])
+postmasters = [int(pid) for pid in sys.argv[3].split(",")]
 
 
 def cpu():
-    return (proc_stat(server)[1] / TCK, postgres_ticks(postmaster) / TCK, proc_stat(simulator)[1] / TCK,
+    return (proc_stat(server)[1] / TCK, sum(postgres_ticks(pid) for pid in postmasters) / TCK,
+            proc_stat(simulator)[1] / TCK,
             thread_ticks(server, "curl-driver") / TCK)
 
 
