@@ -13,8 +13,8 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 # where language (docs/decisions.md, "Geo engine"); migration 0010 creates the extension.
 ensure_packages() {
     local missing=()
-    for p in libpq-dev libcurl4-openssl-dev libjemalloc-dev postgresql postgresql-15-postgis-3 openssl curl \
-        python3-venv nghttp2-client nghttp2-server "$@"; do
+    for p in libpq-dev libcurl4-openssl-dev libnghttp2-dev libssl-dev libjemalloc-dev postgresql \
+        postgresql-15-postgis-3 openssl curl python3-venv nghttp2-client nghttp2-server "$@"; do
         dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
     done
     if [ "${#missing[@]}" -gt 0 ]; then
