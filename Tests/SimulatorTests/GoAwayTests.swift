@@ -40,6 +40,23 @@ struct GoAwayTests {
         }
     }
 
+    @Test("the connection's receive window is opened wide at once, so many small bodies are never held back")
+    func connectionWindowOpensWide() async throws {
+        try await SimulatorHarness.with { simulator in
+            let output = try CommandLineTool.run("nghttp", ["-nvy", simulator.baseURL + "/_sim/stats"])
+            #expect(output.exitCode == 0)
+            // nghttp prints each frame received; the window update on stream 0 comes before the answer, raising the
+            // connection's window from HTTP/2's 65,535 bytes to 16 MiB: 16,777,216 - 65,535 = 16,711,681.
+            let update =
+                "recv WINDOW_UPDATE frame <length=4, flags=0x00, stream_id=0>\n"
+                + "          (window_size_increment=16711681)"
+            let text = output.standardOutput
+            #expect(text.contains(update), "\(text)")
+            let answered = try #require(text.range(of: ":status: 200"))
+            #expect(try #require(text.range(of: update)).lowerBound < answered.lowerBound)
+        }
+    }
+
     @Test("streams the client sent past the GOAWAY's last stream are refused unprocessed, never counted")
     func streamsPastGoAwayAreRefused() async throws {
         try await SimulatorHarness.with({

@@ -21,6 +21,11 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     /// Without the multiplexer nobody replenishes the connection-level receive window, so this handler does,
     /// every time this many DATA bytes have arrived.
     private static let windowUpdateThreshold = 32 * 1024
+    /// The connection-level receive window granted as the connection starts, instead of HTTP/2's 65,535 bytes. A
+    /// client with a thousand small requests in flight would otherwise run out of window, split bodies and wait
+    /// for an update that the threshold above may never reach once fewer requests come (after a GOAWAY, say):
+    /// the request whose tail waits is then never answered and the draining connection never closes.
+    static let connectionWindow = 16 * 1024 * 1024
 
     private let engine: SimulatorEngine
     private let goAwayAfterStreams: Int?
@@ -35,10 +40,28 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     private var goAwayWritten: EventLoopFuture<Void>?
     private var unacknowledgedBytes = 0
     private var needsFlush = false
+    private var windowOpened = false
 
     init(engine: SimulatorEngine, goAwayAfterStreams: Int?) {
         self.engine = engine
         self.goAwayAfterStreams = goAwayAfterStreams
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { self.openWindow(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.openWindow(context: context)
+        context.fireChannelActive()
+    }
+
+    private func openWindow(context: ChannelHandlerContext) {
+        guard !self.windowOpened else { return }
+        self.windowOpened = true
+        let increment = Self.connectionWindow - 65_535
+        let update = HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))
+        context.writeAndFlush(self.wrapOutboundOut(update), promise: nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
