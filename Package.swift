@@ -173,7 +173,8 @@ let package = Package(
         .executableTarget(
             name: "pushledger",
             dependencies: [
-                "PushLedgerServer", "Simulator", "Ledger", "PushCore", "Postgres", "Reports", "Curl", "DeviceChannel",
+                "PushLedgerServer", "Simulator", "Ledger", "PushCore", "Postgres", "Reports", "Curl", "Delivery",
+                "DeviceChannel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -40,7 +40,8 @@ public enum PushLedgerServer {
         let clock = ledger.events.clock
         let wakeups = WakeSignal(clock: clock)
         let fanOut = FanOutService(
-            events: ledger.events, apps: ledger.appDirectory, providers: ProviderRegistry(clock: clock, logger: logger),
+            events: ledger.events, apps: ledger.appDirectory,
+            providers: ProviderRegistry(transport: config.transport, clock: clock, logger: logger),
             wakeups: wakeups,
             senders: config.senders, batchLease: config.batchLease, logger: logger)
         var channelConfiguration = config.channel

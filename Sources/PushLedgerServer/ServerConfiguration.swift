@@ -1,3 +1,4 @@
+import Delivery
 import DeviceChannel
 
 /// How `serve` runs.
@@ -8,6 +9,8 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections: Int
     /// Concurrent batch senders of the fan-out in this process.
     public var senders: Int = 4
+    /// The HTTP/2 library APNs and FCM notifications go through.
+    public var transport: TransportLibrary = .standard
     /// How long a leased batch stays with its sender before another process may take it over.
     public var batchLease: Duration = .seconds(30)
     /// How often the retention job runs inside `serve`; nil turns it off in this process.

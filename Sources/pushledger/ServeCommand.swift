@@ -1,4 +1,5 @@
 import ArgumentParser
+import Delivery
 import DeviceChannel
 import Foundation
 import Logging
@@ -21,6 +22,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on, 0 picks a free one (env PORT; default 8080)") var port: Int?
     @Option(help: "PostgreSQL connections in the pool (env PUSHLEDGER_CONNECTIONS; default 16)") var connections: Int?
     @Option(help: "Concurrent batch senders of the fan-out (env PUSHLEDGER_SENDERS; default 4)") var senders: Int?
+    @Option(
+        help: ArgumentHelp(
+            "The HTTP/2 library APNs and FCM notifications go through: "
+                + TransportLibrary.allCases.map(\.rawValue).joined(separator: " or ")
+                + " (env PUSHLEDGER_TRANSPORT; default \(TransportLibrary.standard))"))
+    var transport: String?
     @Option(
         name: .customLong("batch-lease-seconds"),
         help: ArgumentHelp(
@@ -126,6 +133,13 @@ struct ServeCommand: AsyncParsableCommand {
         let connections = try connections ?? environment.int("PUSHLEDGER_CONNECTIONS", in: 1...Int.max) ?? 16
         let senders = try senders ?? environment.int("PUSHLEDGER_SENDERS") ?? 4
         let batchLease = try batchLease ?? environment.int("PUSHLEDGER_BATCH_LEASE_SECONDS") ?? 30
+        let transportName = transport ?? environment.string("PUSHLEDGER_TRANSPORT")
+        guard let library = transportName.map({ TransportLibrary(rawValue: $0) }) ?? .standard else {
+            throw UsageError(
+                "--transport (PUSHLEDGER_TRANSPORT) is one of "
+                    + TransportLibrary.allCases.map(\.rawValue).joined(separator: ", ") + "; got \(transportName ?? "")"
+            )
+        }
         let retention = try retentionInterval ?? environment.int("PUSHLEDGER_RETENTION_INTERVAL_SECONDS") ?? 3600
         let logRetention =
             try logRetentionDays ?? environment.int("PUSHLEDGER_LOG_RETENTION_DAYS", in: 0...Int.max) ?? 0
@@ -134,6 +148,7 @@ struct ServeCommand: AsyncParsableCommand {
             databaseURL: try database.url(), host: host, port: port, maxConnections: connections)
         config.senders = max(1, senders)
         config.batchLease = .seconds(max(1, batchLease))
+        config.transport = library
         config.retentionInterval = retention > 0 ? .seconds(retention) : nil
         config.logRetentionDays = logRetention > 0 ? logRetention : nil
         config.metricsToken = metricsToken ?? environment.string("METRICS_TOKEN")

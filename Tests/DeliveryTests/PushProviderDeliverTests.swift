@@ -35,7 +35,7 @@ import Testing
             return requests.flatMap(\.devices).map { device in answers.withLock { $0[device]!.removeFirst() } }
         }
 
-        var httpStatistics: CurlStatistics { .zero }
+        var httpStatistics: TransportStatistics { .zero }
         func shutdown() async {}
 
         func deliver(_ requests: [[String]], policy: RetryPolicy = RetryPolicy()) async -> [DeliveryResult] {

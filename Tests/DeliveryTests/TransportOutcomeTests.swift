@@ -6,12 +6,17 @@ import Testing
 @Suite struct TransportOutcomeTests {
     @Test func connectionTroubleIsRetryableButConfigurationAndCancellationAreNot() {
         let reset = CurlError.transfer(code: .http2, message: "GOAWAY", responseStarted: false)
-        #expect(DeliveryOutcome.transportFailure(reset) == .retryable(reason: .transport(reset), retryAfter: nil))
+        #expect(
+            DeliveryOutcome.transportFailure(reset) == .retryable(reason: .transport(.libcurl(reset)), retryAfter: nil))
         let timeout = CurlError.transfer(code: .operationTimedOut, message: "t", responseStarted: true)
-        #expect(DeliveryOutcome.transportFailure(timeout) == .retryable(reason: .transport(timeout), retryAfter: nil))
+        #expect(
+            DeliveryOutcome.transportFailure(timeout)
+                == .retryable(reason: .transport(.libcurl(timeout)), retryAfter: nil))
         let badCA = CurlError.transfer(code: .peerFailedVerification, message: "v", responseStarted: false)
-        #expect(DeliveryOutcome.transportFailure(badCA) == .permanent(reason: .transport(badCA)))
-        #expect(DeliveryOutcome.transportFailure(.cancelled) == .permanent(reason: .transport(.cancelled)))
+        #expect(DeliveryOutcome.transportFailure(badCA) == .permanent(reason: .transport(.libcurl(badCA))))
+        #expect(
+            DeliveryOutcome.transportFailure(CurlError.cancelled)
+                == .permanent(reason: .transport(.libcurl(.cancelled))))
     }
 
     @Test func accessTokenTroubleIsRetryableOnlyWhenTransient() {

@@ -46,8 +46,14 @@ public actor ProviderRegistry {
     private let logger: Logger
     /// The clock every client reads (token ages, Retry-After) and every retry waits on.
     public nonisolated let clock: ServiceClock
+    /// The HTTP/2 library of the APNs and FCM clients it builds.
+    public nonisolated let transport: TransportLibrary
 
-    public init(clock: ServiceClock = .system, logger: Logger = Logger(label: "pushledger.providers")) {
+    public init(
+        transport: TransportLibrary = .standard, clock: ServiceClock = .system,
+        logger: Logger = Logger(label: "pushledger.providers")
+    ) {
+        self.transport = transport
         self.clock = clock
         self.logger = logger
     }
@@ -105,7 +111,8 @@ public actor ProviderRegistry {
         let key = "\(app.appId)|\(endpoint)|\(authentication)|\(s("ca_file") ?? "")"
         if let client = apns[key] { return (client, topic) }
         let configuration = APNsConfiguration(
-            endpoint: endpoint, authentication: authentication, topic: topic ?? "", caFile: s("ca_file"))
+            endpoint: endpoint, authentication: authentication, topic: topic ?? "", caFile: s("ca_file"),
+            transport: transport)
         do {
             let client = try APNsClient(configuration: configuration, logger: logger, clock: clock)
             apns[key] = client
@@ -123,7 +130,7 @@ public actor ProviderRegistry {
         }
         let configuration = FCMConfiguration(
             endpoint: s("endpoint") ?? FCMConfiguration.production, tokenEndpoint: s("token_endpoint"),
-            projectId: s("project_id"), serviceAccountFile: account, caFile: s("ca_file"))
+            projectId: s("project_id"), serviceAccountFile: account, caFile: s("ca_file"), transport: transport)
         let key =
             "\(app.appId)|\(configuration.endpoint)|\(account)|\(s("token_endpoint") ?? "")|\(s("project_id") ?? "")"
         if let client = fcm[key] { return client }

@@ -8,18 +8,13 @@ import PushCore
 public final class APNsClient: PushProvider {
     public let name = "apns"
     public let configuration: APNsConfiguration
-    private let http: CurlClient
-    private let ownsHTTP: Bool
+    private let transport: ProviderTransport
     private let tokens: APNsTokenProvider?
     private let clock: ServiceClock
 
-    /// - Parameters:
-    ///   - http: a client to share (token authentication only: certificates are per TLS connection); by
-    ///     default the APNs client makes and owns one.
-    ///   - now: the clock for provider tokens and Retry-After dates.
+    /// - Parameter clock: the clock for provider tokens and Retry-After dates.
     public init(
         configuration: APNsConfiguration,
-        http: CurlClient? = nil,
         logger: Logger? = nil,
         clock: ServiceClock = .system
     ) throws(DeliverySetupError) {
@@ -40,14 +35,16 @@ public final class APNsClient: PushProvider {
             tls.clientKeyFile = keyFile
             tls.clientKeyPassword = keyPassword
         }
-        (self.http, ownsHTTP) = try ProviderHTTPClient.make(
-            shared: http, tls: tls, hostConnections: configuration.connections,
-            totalConnections: configuration.connections, maxInFlight: configuration.maxInFlight,
-            timeout: configuration.requestTimeout, logger: logger)
+        transport = try ProviderTransport(
+            configuration.transport,
+            settings: .init(
+                tls: tls, hostConnections: configuration.connections, totalConnections: configuration.connections,
+                maxInFlight: configuration.maxInFlight, timeout: configuration.requestTimeout),
+            logger: logger)
     }
 
-    /// One attempt of many notifications at once (a chunk of a fan-out batch): one submission to libcurl and
-    /// one wake-up for all of them, and the header lines they share built once (see `CurlHeaderBlock`).
+    /// One attempt of many notifications at once (a chunk of a fan-out batch): one submission to the HTTP/2 library
+    /// and one wake-up for all of them, and the header lines they share built once (`SharedHeaderLines`).
     /// Outcomes in the order given. `expiredProviderToken` has already dropped the stale provider token, so
     /// an immediate second attempt signs a new one.
     public func attempt(all notifications: [APNsNotification]) async -> [DeliveryOutcome] {
@@ -68,35 +65,35 @@ public final class APNsClient: PushProvider {
         let token = tokens?.currentToken()
         // Normally one block serves the whole chunk; comparing with the last one spares hashing the
         // provider token for every notification.
-        var blocks: [(shared: SharedHeaders, block: CurlHeaderBlock)] = []
+        var blocks: [(shared: SharedHeaders, block: SharedHeaderLines)] = []
         var ids: [String] = []
         ids.reserveCapacity(notifications.count)
         let requests = notifications.map { notification in
             let shared = SharedHeaders(notification, configuration: configuration, bearer: token)
-            let block: CurlHeaderBlock
+            let block: SharedHeaderLines
             if let last = blocks.last, last.shared == shared {
                 block = last.block
             } else if let earlier = blocks.first(where: { $0.shared == shared }) {
                 block = earlier.block
             } else {
-                block = CurlHeaderBlock(shared.fields)
+                block = transport.sharedLines(shared.fields)
                 blocks.append((shared, block))
             }
             let apnsId = FastUUID.string(notification.apnsId)
             ids.append(apnsId)
             return makeRequest(notification, headers: [.apnsId: apnsId], shared: block)
         }
-        let results = await http.send(all: requests)
+        let results = await transport.send(all: requests)
         return zip(results, ids).map { result, apnsId in outcome(of: result, sentId: apnsId, bearer: token) }
     }
 
     /// Classifies one answer; `ExpiredProviderToken` drops the token it was sent with.
     private func outcome(
-        of result: Result<CurlResponse, CurlError>, sentId: String, bearer: String?
+        of result: Result<ProviderResponse, TransportFailure>, sentId: String, bearer: String?
     )
         -> DeliveryOutcome
     {
-        let response: CurlResponse
+        let response: ProviderResponse
         switch result {
         case .success(let answered): response = answered
         case .failure(let error): return .transportFailure(error)
@@ -108,28 +105,27 @@ public final class APNsClient: PushProvider {
         return outcome
     }
 
-    /// Closes the connections if this client made them.
+    /// Closes the connections.
     public func shutdown() async {
-        if ownsHTTP { await http.shutdown() }
+        await transport.shutdown()
     }
 
-    public var httpStatistics: CurlStatistics { http.statistics }
+    public var httpStatistics: TransportStatistics { transport.statistics }
 
-    func makeRequest(_ notification: APNsNotification, apnsId: String, bearer: String?) -> CurlRequest {
+    func makeRequest(_ notification: APNsNotification, apnsId: String, bearer: String?) -> ProviderRequest {
         var headers = SharedHeaders(notification, configuration: configuration, bearer: bearer).fields
         headers.append(HTTPField(name: .apnsId, value: apnsId))
         return makeRequest(notification, headers: headers, shared: nil)
     }
 
     private func makeRequest(
-        _ notification: APNsNotification, headers: HTTPFields, shared: CurlHeaderBlock?
+        _ notification: APNsNotification, headers: HTTPFields, shared: SharedHeaderLines?
     )
-        -> CurlRequest
+        -> ProviderRequest
     {
-        CurlRequest(
+        ProviderRequest(
             method: .post, url: configuration.endpoint + "/3/device/" + notification.deviceToken, headers: headers,
-            body: notification.payload, timeout: configuration.requestTimeout, sharedHeaders: shared
-        )
+            shared: shared, body: notification.payload, timeout: configuration.requestTimeout)
     }
 
     /// Every header but `apns-id`: the same for all the notifications of one push (and provider token).

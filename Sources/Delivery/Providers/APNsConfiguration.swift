@@ -15,8 +15,10 @@ public struct APNsConfiguration: Sendable {
     public var tokenRefreshAge: Duration
     /// HTTP/2 connections to APNs; each carries up to the server's stream limit (1000 at Apple).
     public var connections: Int
-    /// Requests handed to libcurl at once.
+    /// Requests handed to the HTTP/2 library at once.
     public var maxInFlight: Int
+    /// The HTTP/2 library the notifications go through.
+    public var transport: TransportLibrary
 
     public init(
         endpoint: String,
@@ -26,7 +28,8 @@ public struct APNsConfiguration: Sendable {
         requestTimeout: Duration = .seconds(10),
         tokenRefreshAge: Duration = .seconds(50 * 60),
         connections: Int = 2,
-        maxInFlight: Int = 2000
+        maxInFlight: Int = 2000,
+        transport: TransportLibrary = .standard
     ) {
         self.endpoint = endpoint
         self.authentication = authentication
@@ -36,5 +39,6 @@ public struct APNsConfiguration: Sendable {
         self.tokenRefreshAge = tokenRefreshAge
         self.connections = connections
         self.maxInFlight = maxInFlight
+        self.transport = transport
     }
 }

@@ -1,19 +1,17 @@
 import Curl
 
 extension DeliveryOutcome {
-    /// The outcome of an attempt that got no HTTP answer. Connection-level trouble is retryable (the Curl
-    /// client already re-ran unstarted streams); TLS set-up errors, cancellation and shutdown are not, since
-    /// repeating cannot help.
+    /// The outcome of an attempt that got no HTTP answer. Connection-level trouble is retryable (the transport
+    /// already re-ran unstarted streams); TLS set-up errors, cancellation and shutdown are not, since repeating
+    /// cannot help.
+    public static func transportFailure(_ error: TransportFailure) -> DeliveryOutcome {
+        error.isPermanent
+            ? .permanent(reason: .transport(error)) : .retryable(reason: .transport(error), retryAfter: nil)
+    }
+
+    /// `transportFailure` of a libcurl client's error (WNS, the Android vendors).
     public static func transportFailure(_ error: CurlError) -> DeliveryOutcome {
-        switch error {
-        case .cancelled, .shutdown, .invalidRequest:
-            return .permanent(reason: .transport(error))
-        case .transfer(let code, _, _):
-            if code.isTLSConfigurationProblem || code == .urlMalformed || code == .unsupportedProtocol {
-                return .permanent(reason: .transport(error))
-            }
-            return .retryable(reason: .transport(error), retryAfter: nil)
-        }
+        transportFailure(.libcurl(error))
     }
 
     /// The outcome of an FCM attempt that could not get an access token.

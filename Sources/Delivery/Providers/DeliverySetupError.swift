@@ -1,9 +1,9 @@
 import Curl
 
-/// Why a provider client could not be built: unreadable credentials or an HTTP client libcurl refused.
+/// Why a provider client could not be built: unreadable credentials or an HTTP client its library refused.
 public enum DeliverySetupError: Error, Sendable, Hashable, CustomStringConvertible {
     case credentials(CredentialError)
-    case http(CurlError)
+    case http(TransportFailure)
 
     public var description: String {
         switch self {

@@ -9,18 +9,17 @@ public final class FCMClient: PushProvider {
     public let name = "fcm"
     public let configuration: FCMConfiguration
     public let projectId: String
-    private let http: CurlClient
-    private let ownsHTTP: Bool
+    private let transport: ProviderTransport
+    /// The token endpoint's client: the transport's own when it is libcurl's, else one of its own.
+    private let tokenHTTP: CurlClient
+    private let ownsTokenHTTP: Bool
     private let tokens: OAuthAccessTokenProvider
     private let sendURL: String
     private let clock: ServiceClock
 
-    /// - Parameters:
-    ///   - http: a client to share; by default the FCM client makes and owns one.
-    ///   - now: the clock for assertions, token expiry and Retry-After dates.
+    /// - Parameter clock: the clock for assertions, token expiry and Retry-After dates.
     public init(
         configuration: FCMConfiguration,
-        http: CurlClient? = nil,
         logger: Logger? = nil,
         clock: ServiceClock = .system
     ) throws(DeliverySetupError) {
@@ -39,19 +38,29 @@ public final class FCMClient: PushProvider {
         }
         self.projectId = projectId
         sendURL = configuration.endpoint + "/v1/projects/" + projectId + "/messages:send"
-        // One more connection than the send host needs, for the token endpoint.
-        (self.http, ownsHTTP) = try ProviderHTTPClient.make(
-            shared: http, tls: CurlTLSConfiguration(caFile: configuration.caFile),
-            hostConnections: configuration.connections, totalConnections: configuration.connections + 1,
-            maxInFlight: configuration.maxInFlight, timeout: configuration.requestTimeout, logger: logger)
+        let tls = CurlTLSConfiguration(caFile: configuration.caFile)
+        // On libcurl, one more connection than the send host needs, for the token endpoint.
+        transport = try ProviderTransport(
+            configuration.transport,
+            settings: .init(
+                tls: tls, hostConnections: configuration.connections, totalConnections: configuration.connections + 1,
+                maxInFlight: configuration.maxInFlight, timeout: configuration.requestTimeout),
+            logger: logger)
+        if let shared = transport.curlClient {
+            (tokenHTTP, ownsTokenHTTP) = (shared, false)
+        } else {
+            (tokenHTTP, ownsTokenHTTP) = try ProviderHTTPClient.make(
+                shared: nil, tls: tls, hostConnections: 1, totalConnections: 1, maxInFlight: 16,
+                timeout: configuration.requestTimeout, logger: logger)
+        }
         tokens = FCMAccessTokenProvider.make(
-            signer: signer, tokenEndpoint: configuration.tokenEndpoint ?? account.tokenURI, http: self.http,
+            signer: signer, tokenEndpoint: configuration.tokenEndpoint ?? account.tokenURI, http: tokenHTTP,
             timeout: configuration.requestTimeout, clock: clock
         )
     }
 
     /// One attempt of many messages at once (a chunk of a fan-out batch): one access token, one header block
-    /// and one submission to libcurl for all of them. Outcomes in the order given. A 401 has already dropped
+    /// and one submission to the HTTP/2 library for all of them. Outcomes in the order given. A 401 has already dropped
     /// the cached access token, so an immediate second attempt fetches a new one.
     public func attempt(all messages: [FCMMessage]) async -> [DeliveryOutcome] {
         await attempt(all: messages.map(\.message))
@@ -66,24 +75,22 @@ public final class FCMClient: PushProvider {
         } catch {
             return messages.map { _ in .accessTokenFailure(error) }
         }
-        let headers = Self.headers(accessToken)
+        let headers = transport.sharedLines([.authorization: "Bearer " + accessToken, .contentType: "application/json"])
         let requests = messages.map { message in
             var document: [String: JSON] = ["message": message]
             if validateOnly { document["validate_only"] = true }
-            return CurlRequest(
-                method: .post, url: sendURL, body: JSON.object(document).encodedBytes(),
-                timeout: configuration.requestTimeout, sharedHeaders: headers)
+            return ProviderRequest(
+                method: .post, url: sendURL, shared: headers, body: JSON.object(document).encodedBytes(),
+                timeout: configuration.requestTimeout)
         }
-        return await http.send(all: requests).map { outcome(of: $0, accessToken: accessToken) }
-    }
-
-    private static func headers(_ accessToken: String) -> CurlHeaderBlock {
-        CurlHeaderBlock([.authorization: "Bearer " + accessToken, .contentType: "application/json"])
+        return await transport.send(all: requests).map { outcome(of: $0, accessToken: accessToken) }
     }
 
     /// Classifies one answer; a 401 drops the access token it was sent with.
-    private func outcome(of result: Result<CurlResponse, CurlError>, accessToken: String) -> DeliveryOutcome {
-        let response: CurlResponse
+    private func outcome(
+        of result: Result<ProviderResponse, TransportFailure>, accessToken: String
+    ) -> DeliveryOutcome {
+        let response: ProviderResponse
         switch result {
         case .success(let answered): response = answered
         case .failure(let error): return .transportFailure(error)
@@ -95,12 +102,14 @@ public final class FCMClient: PushProvider {
         return outcome
     }
 
-    /// Closes the connections if this client made them.
+    /// Closes the connections.
     public func shutdown() async {
-        if ownsHTTP { await http.shutdown() }
+        await transport.shutdown()
+        if ownsTokenHTTP { await tokenHTTP.shutdown() }
     }
 
-    public var httpStatistics: CurlStatistics { http.statistics }
+    /// The messages' client's, with the token endpoint's when it shares it (libcurl).
+    public var httpStatistics: TransportStatistics { transport.statistics }
 }
 
 extension FCMMessage: OneDeviceRequest {}

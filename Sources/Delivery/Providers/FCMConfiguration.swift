@@ -14,8 +14,10 @@ public struct FCMConfiguration: Sendable {
     public var requestTimeout: Duration
     /// HTTP/2 connections to FCM (the token endpoint gets its own).
     public var connections: Int
-    /// Requests handed to libcurl at once.
+    /// Requests handed to the HTTP/2 library at once.
     public var maxInFlight: Int
+    /// The HTTP/2 library the messages go through (the token endpoint always uses libcurl).
+    public var transport: TransportLibrary
 
     public init(
         endpoint: String = FCMConfiguration.production,
@@ -25,7 +27,8 @@ public struct FCMConfiguration: Sendable {
         caFile: String? = nil,
         requestTimeout: Duration = .seconds(10),
         connections: Int = 2,
-        maxInFlight: Int = 2000
+        maxInFlight: Int = 2000,
+        transport: TransportLibrary = .standard
     ) {
         self.endpoint = endpoint
         self.tokenEndpoint = tokenEndpoint
@@ -35,5 +38,6 @@ public struct FCMConfiguration: Sendable {
         self.requestTimeout = requestTimeout
         self.connections = connections
         self.maxInFlight = maxInFlight
+        self.transport = transport
     }
 }

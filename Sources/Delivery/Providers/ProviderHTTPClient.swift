@@ -15,7 +15,7 @@ enum ProviderHTTPClient {
         do {
             return (try CurlClient(configuration: configuration, logger: logger), true)
         } catch {
-            throw .http(error)
+            throw .http(.libcurl(error))
         }
     }
 }

@@ -8,7 +8,7 @@ public enum ProviderReason: Sendable, Hashable, CustomStringConvertible {
     /// An error status without a readable reason (a proxy's 502 page, say).
     case httpStatus(Int)
     /// No answer: connection, TLS or timeout trouble.
-    case transport(CurlError)
+    case transport(TransportFailure)
     /// No OAuth access token could be had for FCM.
     case accessToken(AccessTokenError)
     /// Not sent: the request would have gone where a client, not the provider or the operator, chose (a WNS

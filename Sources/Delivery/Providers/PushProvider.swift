@@ -26,7 +26,7 @@ public protocol PushProvider: AnyObject, Sendable {
     /// One attempt of every request, together (one submission to libcurl where the provider can): the
     /// outcome of each request's devices, request after request, in order.
     func attempt(all requests: [Request]) async -> [DeliveryOutcome]
-    var httpStatistics: CurlStatistics { get }
+    var httpStatistics: TransportStatistics { get }
     func shutdown() async
 }
 

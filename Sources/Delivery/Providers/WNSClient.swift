@@ -113,5 +113,5 @@ public final class WNSClient: PushProvider {
         if ownsHTTP { await http.shutdown() }
     }
 
-    public var httpStatistics: CurlStatistics { http.statistics }
+    public var httpStatistics: TransportStatistics { TransportStatistics(http.statistics) }
 }

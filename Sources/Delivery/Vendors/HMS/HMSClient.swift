@@ -80,6 +80,6 @@ final class HMSClient: VendorClient {
         return outcomes
     }
 
-    var httpStatistics: CurlStatistics { http.client.statistics }
+    var httpStatistics: TransportStatistics { TransportStatistics(http.client.statistics) }
     func shutdown() async { await http.shutdown() }
 }

@@ -103,6 +103,6 @@ final class HonorClient: VendorClient {
         }
     }
 
-    var httpStatistics: CurlStatistics { http.client.statistics }
+    var httpStatistics: TransportStatistics { TransportStatistics(http.client.statistics) }
     func shutdown() async { await http.shutdown() }
 }

@@ -83,6 +83,6 @@ final class MeizuClient: VendorClient {
         }
     }
 
-    var httpStatistics: CurlStatistics { http.client.statistics }
+    var httpStatistics: TransportStatistics { TransportStatistics(http.client.statistics) }
     func shutdown() async { await http.shutdown() }
 }

@@ -158,6 +158,6 @@ final class OPPOClient: VendorClient {
         }
     }
 
-    var httpStatistics: CurlStatistics { http.client.statistics }
+    var httpStatistics: TransportStatistics { TransportStatistics(http.client.statistics) }
     func shutdown() async { await http.shutdown() }
 }

@@ -192,6 +192,6 @@ final class VivoClient: VendorClient {
         }
     }
 
-    var httpStatistics: CurlStatistics { http.client.statistics }
+    var httpStatistics: TransportStatistics { TransportStatistics(http.client.statistics) }
     func shutdown() async { await http.shutdown() }
 }
