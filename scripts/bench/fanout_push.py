@@ -7,8 +7,9 @@ scripts/bench-vendors.
 
 Posts the push, polls its record every 0.5 s (and the server's peak RSS) until it leaves "in-queue", and
 reads the CPU time the push cost the server, PostgreSQL (the postmaster, its live backends and those that
-ended; of every cluster given, the nodes of a Citus cluster together) and the simulator per delivered device, and the server's part spent by its libcurl drivers (the
-threads named curl-driver: libcurl, TLS and HTTP/2 framing, what libcurl's own program does too).
+ended; of every cluster given, the nodes of a Citus cluster together) and the simulator per delivered device,
+and the server's part spent by its transport's drivers (the threads named curl-driver or h2-driver: the HTTP/2
+library, TLS and framing, what the library's own ceiling program does too).
 One Python process does it all: a fresh interpreter per poll cost ~0.1 s of CPU each where python3 is a
 pyenv shim, a fifth of a core taken from the push it measures.
 """
@@ -24,7 +25,7 @@ postmasters = [int(pid) for pid in sys.argv[3].split(",")]
 def cpu():
     return (proc_stat(server)[1] / TCK, sum(postgres_ticks(pid) for pid in postmasters) / TCK,
             proc_stat(simulator)[1] / TCK,
-            thread_ticks(server, "curl-driver") / TCK)
+            (thread_ticks(server, "curl-driver") + thread_ticks(server, "h2-driver")) / TCK)
 
 
 headers = {"X-LC-Id": "bench", "X-LC-Key": "benchmaster,master", "Content-Type": "application/json"}
