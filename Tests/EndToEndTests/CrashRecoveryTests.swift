@@ -16,12 +16,12 @@ struct CrashRecoveryTests {
         after SIGKILL at about a third of a 20,000-device push, with the default senders, a fast provider and both \
         cores busy with other processes, every target is delivered, the counts are exact and the re-sends stay \
         within senders × window, every time
-        """)
-    func killMidPush() async throws {
+        """, arguments: ServerTransports.all)
+    func killMidPush(transport: String) async throws {
         try await HeavyTests.exclusive {
             let targets = 20_000
             // The default senders and window; a short lease only makes the restart take the batches over sooner.
-            let serverArguments = ["--batch-lease-seconds", "3"]
+            let serverArguments = ["--batch-lease-seconds", "3"] + ServerTransports.arguments(transport)
             var f = try await PushFixture.make(serverArguments: serverArguments)
             defer { f.stop() }
             let store = f.db.ledger.installations

@@ -112,12 +112,13 @@ struct FanOutFaultTests {
     }
 
     @Test(
-        "DELETE at about 20 % of a 3,000-device push: ledger successes equal what the simulator accepted, no duplicates"
-    )
-    func cancelMidSend() async throws {
+        "DELETE at about 20 % of a 3,000-device push: ledger successes equal what the simulator accepted, no duplicates",
+        arguments: ServerTransports.all)
+    func cancelMidSend(transport: String) async throws {
         try await HeavyTests.exclusive {
             let f = try await PushFixture.make(
-                serverArguments: ["--senders", "1"], simulatorArguments: ["--latency-ms", "150"])
+                serverArguments: ["--senders", "1"] + ServerTransports.arguments(transport),
+                simulatorArguments: ["--latency-ms", "150"])
             defer { f.stop() }
             let targets = 3000
             try await Self.register(f.client, count: targets, channel: "cancel", base: 0x10000)
@@ -160,10 +161,11 @@ struct FanOutFaultTests {
     @Test(
         "SIGTERM and SIGINT mid 10,000-device push exit 0 within 10 s; after a restart every device has it exactly once",
         // 10,000 each: a smaller push can finish before the signal lands, and the test must stop it midway.
-        arguments: [(SIGTERM, 10_000), (SIGINT, 10_000)])
-    func gracefulShutdown(signal: Int32, targets: Int) async throws {
+        arguments: [SIGTERM, SIGINT], ServerTransports.all)
+    func gracefulShutdown(signal: Int32, transport: String) async throws {
         try await HeavyTests.exclusive {
-            let serverArguments = ["--senders", "2"]
+            let targets = 10_000
+            let serverArguments = ["--senders", "2"] + ServerTransports.arguments(transport)
             var f = try await PushFixture.make(
                 serverArguments: serverArguments, simulatorArguments: ["--latency-ms", "100"])
             defer { f.stop() }
@@ -196,10 +198,12 @@ struct FanOutFaultTests {
         }
     }
 
-    @Test("a burst of provider 500s (every device's first attempt, 800 failures) ends with every device delivered once")
-    func providerBurst() async throws {
+    @Test(
+        "a burst of provider 500s (every device's first attempt, 800 failures) ends with every device delivered once",
+        arguments: ServerTransports.all)
+    func providerBurst(transport: String) async throws {
         try await HeavyTests.exclusive {
-            let f = try await PushFixture.make()
+            let f = try await PushFixture.make(serverArguments: ServerTransports.arguments(transport))
             defer { f.stop() }
             let targets = 800
             try await Self.register(f.client, count: targets, channel: "burst", base: 0x600000)
@@ -227,9 +231,9 @@ struct FanOutFaultTests {
     static let outageSeconds = Double(ProcessInfo.processInfo.environment["PUSHLEDGER_OUTAGE_SECONDS"] ?? "") ?? 5
 
     @Test(
-        "PostgreSQL stopped for 5 s (or PUSHLEDGER_OUTAGE_SECONDS) under writes and mid-push: prompt 503s, acknowledged writes kept, counts exact"
-    )
-    func databaseOutage() async throws {
+        "PostgreSQL stopped for 5 s (or PUSHLEDGER_OUTAGE_SECONDS) under writes and mid-push: prompt 503s, acknowledged writes kept, counts exact",
+        arguments: ServerTransports.all)
+    func databaseOutage(transport: String) async throws {
         guard PrivateCluster.isAvailable else {
             Issue.record("PostgreSQL binaries are required")
             return
@@ -249,7 +253,8 @@ struct FanOutFaultTests {
             let set = try ServerProcess.command(
                 ["app", "set", "--app", "app1"] + keys.appSettings(simulator: simulator), databaseURL: url)
             #expect(set.status == 0, "\(set.output)")
-            let server = try ServerProcess(databaseURL: url, extraArguments: ["--senders", "1"])
+            let server = try ServerProcess(
+                databaseURL: url, extraArguments: ["--senders", "1"] + ServerTransports.arguments(transport))
             defer { server.stop() }
             let client = TestHTTP(baseURL: server.baseURL, headers: ["X-LC-Id": "app1", "X-LC-Key": "key1"])
             let master = TestHTTP(baseURL: server.baseURL, headers: ["X-LC-Id": "app1", "X-LC-Key": "master1,master"])

@@ -6,9 +6,11 @@ import Testing
 
 @Suite("Push delivery end to end", .requiresPostgreSQL, .serialized)
 struct PushDeliveryTests {
-    @Test("a push by channel reaches exactly the channel's tokens with the right payload, headers and JWT")
-    func pushByChannel() async throws {
-        let f = try await PushFixture.make()
+    @Test(
+        "a push by channel reaches exactly the channel's tokens with the right payload, headers and JWT",
+        arguments: ServerTransports.all)
+    func pushByChannel(transport: String) async throws {
+        let f = try await PushFixture.make(serverArguments: ServerTransports.arguments(transport))
         defer { f.stop() }
         for i in 1...3 { try await f.install(hexToken(i), channels: ["news"], badge: i) }
         try await f.install(hexToken(10), channels: ["sports"])

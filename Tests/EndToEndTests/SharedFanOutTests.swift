@@ -75,10 +75,13 @@ struct SharedFanOutTests {
         }
     }
 
-    @Test("a provider that sends GOAWAY every 200 streams gets every notification exactly once")
-    func goAway() async throws {
+    @Test(
+        "a provider that sends GOAWAY every 200 streams gets every notification exactly once",
+        arguments: ServerTransports.all)
+    func goAway(transport: String) async throws {
         try await HeavyTests.exclusive {
-            let f = try await PushFixture.make(simulatorArguments: ["--goaway-after", "200"])
+            let f = try await PushFixture.make(
+                serverArguments: ServerTransports.arguments(transport), simulatorArguments: ["--goaway-after", "200"])
             defer { f.stop() }
             try await Self.bulkInstall(f, count: 2000, offset: 0x300000, channel: "goaway")
             let record = try await f.waitDone(try await f.push(["channels": ["goaway"], "data": ["alert": "again"]]))
