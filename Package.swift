@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Dependencies point inward: PushCore depends on nothing of ours; the C libraries are reached only
-// through the Postgres and Curl wrappers.
+// through the Postgres, Curl and NGHTTP2 wrappers.
 let package = Package(
     name: "pushledger",
     platforms: [.macOS(.v15)],
@@ -44,6 +44,23 @@ let package = Package(
             name: "Curl",
             dependencies: [
                 "CCurl", "CThreadName", .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // The HTTP/2 client's event loop in C on libnghttp2 and OpenSSL (libnghttp2-dev, libssl-dev): one thread
+        // per loop owns its sockets, SSL objects and sessions; the NGHTTP2 module is its only user.
+        .target(
+            name: "CNGHTTP2Loop",
+            cSettings: [.define("_GNU_SOURCE")],
+            linkerSettings: [
+                .linkedLibrary("nghttp2"), .linkedLibrary("ssl"), .linkedLibrary("crypto"),
+                .linkedLibrary("pthread"),
+            ]
+        ),
+        .target(
+            name: "NGHTTP2",
+            dependencies: [
+                "CNGHTTP2Loop", .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
