@@ -231,6 +231,10 @@ let package = Package(
                 "Curl", "CCurl", "HTTP2TestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
         .testTarget(
+            name: "NGHTTP2Tests",
+            dependencies: ["NGHTTP2", "HTTP2TestSupport", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
+        .testTarget(
             name: "DeliveryTests",
             dependencies: [
                 "Delivery", "Curl", "PushCore", "HTTP2TestSupport", "TestEnvironment", "Ledger", "Postgres",

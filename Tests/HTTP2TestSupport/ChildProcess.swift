@@ -39,6 +39,12 @@ public final class ChildProcess: @unchecked Sendable {
         return !reaped
     }
 
+    /// Sends `signal` to the child's process group (`timeout`, which starts the servers, leads one).
+    public func signalGroup(_ signal: Int32) {
+        guard !reaped else { return }
+        kill(-pid, signal)
+    }
+
     public func stop() {
         guard !reaped else { return }
         kill(pid, SIGTERM)

@@ -10,6 +10,12 @@ public enum SystemThreads {
         }
     }
 
+    /// The name of this process's thread `id` (a Linux thread id), nil once it has ended.
+    public static func name(ofThread id: Int) -> String? {
+        (try? String(contentsOfFile: "/proc/self/task/\(id)/comm", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// How many threads are named `name`, once at least `count` are or `timeout` has passed (a thread names
     /// itself when it starts running, a moment after it was started).
     public static func count(

@@ -10,12 +10,17 @@ public struct TestCertificates: Sendable {
     public var clientCertificate: String { directory + "/client.pem" }
     public var clientKey: String { directory + "/client.key" }
     public var otherCAFile: String { directory + "/other-ca.pem" }
+    /// A server certificate from the test CA for another name only (`elsewhere.invalid`): a client that checks
+    /// host names refuses it at 127.0.0.1 or localhost.
+    public var otherHostCertificate: String { directory + "/other-host.pem" }
+    public var otherHostKey: String { directory + "/other-host.key" }
 
     public static let shared: TestCertificates = {
         let directory = NSTemporaryDirectory() + "curl-tests-" + UUID().uuidString
         try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let certificates = TestCertificates(directory: directory)
         certificates.generate()
+        certificates.generateOtherHost()
         return certificates
     }()
 
@@ -37,6 +42,18 @@ public struct TestCertificates: Sendable {
                     "-out", "\(name).pem", "-days", "2",
                 ] + (name == "server" ? ["-extfile", ext] : []))
         }
+    }
+
+    private func generateOtherHost() {
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        let ext = directory + "/other-host.ext"
+        try! "subjectAltName=DNS:elsewhere.invalid\n".write(toFile: ext, atomically: true, encoding: .utf8)
+        openssl(
+            ["req"] + ec + ["-keyout", "other-host.key", "-out", "other-host.csr", "-subj", "/CN=elsewhere.invalid"])
+        openssl([
+            "x509", "-req", "-in", "other-host.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "other-host.pem", "-days", "2", "-extfile", ext,
+        ])
     }
 
     private func openssl(_ arguments: [String]) {
