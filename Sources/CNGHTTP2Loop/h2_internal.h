@@ -207,6 +207,7 @@ struct pl_h2_loop {
     h2_job **heap; /* requests by deadline */
     size_t heap_len, heap_cap;
     long in_flight, queued;
+    long round_responses, round_failures; /* added to the counters once per round, not once per request */
     nghttp2_session_callbacks *callbacks;
     nghttp2_option *option;
     nghttp2_nv *nv;

@@ -54,7 +54,9 @@ void h2_job_finish(pl_h2_loop *loop, h2_job *job, int outcome, const char *detai
     c->outcome = outcome;
     c->status = outcome == PL_H2_OK ? job->status : 0;
     c->response_started = job->response_started;
-    snprintf(loop->details[i], H2_DETAIL, "%s", detail ? detail : "");
+    size_t length = detail ? strnlen(detail, H2_DETAIL - 1) : 0;
+    if (length) memcpy(loop->details[i], detail, length); /* not snprintf: this runs for every request */
+    loop->details[i][length] = 0;
     if (outcome != PL_H2_OK) {
         h2_buf_free(&job->header_lines);
         h2_buf_free(&job->response_body);
@@ -66,7 +68,8 @@ void h2_job_finish(pl_h2_loop *loop, h2_job *job, int outcome, const char *detai
     c->body_length = job->response_body.len;
     job->header_lines = (h2_buf){0};
     job->response_body = (h2_buf){0};
-    h2_count(outcome == PL_H2_OK ? &loop->counters.responses : &loop->counters.failures, 1);
+    if (outcome == PL_H2_OK) loop->round_responses++;
+    else loop->round_failures++;
     if (--job->batch->remaining == 0) batch_finished(loop, job->batch);
 }
 

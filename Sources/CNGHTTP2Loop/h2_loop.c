@@ -173,6 +173,9 @@ static int wait_ms(pl_h2_loop *loop) {
 }
 
 static void publish(pl_h2_loop *loop) {
+    h2_count(&loop->counters.responses, loop->round_responses);
+    h2_count(&loop->counters.failures, loop->round_failures);
+    loop->round_responses = loop->round_failures = 0;
     atomic_store_explicit(&loop->counters.in_flight, loop->in_flight, memory_order_relaxed);
     atomic_store_explicit(&loop->counters.queued, loop->queued, memory_order_relaxed);
 }

@@ -10,6 +10,7 @@
 #define BACKOFF_FIRST_NS 50000000LL /* after a failed attempt; doubled per failure in a row */
 #define BACKOFF_MAX_NS 1000000000LL
 #define LARGE_BODY 16384 /* a body this big may split anyway: it need not wait for a whole window */
+#define SPREAD_STREAMS 100
 
 h2_host *h2_host_for(pl_h2_loop *loop, const h2_job *job) {
     h2_host *h = loop->last_host;
@@ -83,12 +84,15 @@ static h2_conn *pick(h2_host *host, const h2_job *job) {
     return best;
 }
 
-/* Another connection, one attempt at a time, while there is work and every connection already carries
- * some: requests spread over the pool as it grows, and a quiet client keeps few connections. */
+/* Another connection, one attempt at a time, when requests are left waiting or every connection is already
+ * busy (SPREAD_STREAMS, or half its stream cap): load spreads over the pool under pressure, while a quiet
+ * client keeps one connection. */
 static void maybe_open(pl_h2_loop *loop, h2_host *host) {
     if (host->live_count >= loop->config.max_host_connections || loop->now < host->next_connect_ns) return;
     for (h2_conn *c = host->live; c; c = c->next) {
-        if (c->state != CONN_READY || !c->settings_seen || c->open_streams == 0) return;
+        if (c->state != CONN_READY || !c->settings_seen) return;
+        long busy = c->stream_cap / 2 < SPREAD_STREAMS ? c->stream_cap / 2 : SPREAD_STREAMS;
+        if (!host->queue_head && c->open_streams < (busy > 0 ? busy : 1)) return;
     }
     h2_conn_open(loop, host);
 }

@@ -245,10 +245,14 @@ int h2_stream_start(h2_conn *conn, h2_job *job) {
         const char *ua = loop->config.user_agent;
         nv[k++] = line(LITERAL("user-agent"), ua, strlen(ua), literal | NGHTTP2_NV_FLAG_NO_COPY_VALUE);
     }
-    char length[24];
+    char digits[24];
     if (job->has_body && !job->has_content_length && !shared_length) {
-        int n = snprintf(length, sizeof length, "%zu", job->body_len);
-        nv[k++] = line(LITERAL("content-length"), length, (size_t)n, literal);
+        /* By hand: snprintf per request shows in profiles. */
+        char *end = digits + sizeof digits, *p = end;
+        size_t v = job->body_len;
+        do *--p = (char)('0' + v % 10);
+        while (v /= 10);
+        nv[k++] = line(LITERAL("content-length"), p, (size_t)(end - p), literal);
     }
     h2_slot *slot = slot_alloc(loop);
     slot->job = NULL;
