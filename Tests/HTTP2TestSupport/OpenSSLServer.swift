@@ -16,7 +16,12 @@ public final class OpenSSLServer: @unchecked Sendable {
                 "exec /usr/bin/timeout 600 /usr/bin/openssl s_server -quiet -www -accept \(port)"
                 + " -cert \(certificates.serverCertificate) -key \(certificates.serverKey) < /dev/null"
             let process = try ChildProcess("/bin/sh", ["-c", command])
-            for _ in 0..<100 where process.isRunning && !LocalPort.canConnect(port) { usleep(20_000) }
+            // A `while`, not `for … where`: the latter would keep probing (connecting) after the server is up.
+            var probes = 0
+            while probes < 100, process.isRunning, !LocalPort.canConnect(port) {
+                probes += 1
+                usleep(20_000)
+            }
             if process.isRunning, LocalPort.canConnect(port) { started = (process, port) } else { process.stop() }
         }
         guard let (process, port) = started else { throw NghttpdFailed() }
