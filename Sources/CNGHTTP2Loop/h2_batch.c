@@ -7,6 +7,7 @@
 #include <string.h>
 
 #define CHUNK_SIZE 16384
+#define CHUNK_PER_REQUEST 512 /* a first guess at one request's strings: a single send needs no 16 KiB */
 
 int h2_buf_append(h2_buf *buf, const void *data, size_t length) {
     if (buf->len + length > buf->cap) {
@@ -32,7 +33,9 @@ void *h2_arena_alloc(pl_h2_batch *batch, size_t length) {
     length = (length + 7) & ~(size_t)7;
     h2_chunk *chunk = batch->chunks;
     if (!chunk || chunk->cap - chunk->used < length) {
-        size_t cap = length > CHUNK_SIZE ? length : CHUNK_SIZE;
+        size_t cap = chunk ? CHUNK_SIZE : batch->count * CHUNK_PER_REQUEST;
+        if (cap > CHUNK_SIZE) cap = CHUNK_SIZE;
+        if (cap < length) cap = length;
         chunk = malloc(sizeof *chunk + cap);
         if (!chunk) abort(); /* the loop has no way to report a lost request */
         chunk->used = 0;

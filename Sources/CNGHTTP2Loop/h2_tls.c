@@ -23,6 +23,17 @@ static SSL_CTX *fail(SSL_CTX *ctx, char *error, size_t capacity, const char *wha
     return NULL;
 }
 
+/* The configured password, or none: OpenSSL's own default callback would prompt on the terminal for an
+ * encrypted key, and a server must never wait there. */
+static int key_password(char *buf, int size, int rwflag, void *userdata) {
+    (void)rwflag;
+    const char *password = userdata;
+    if (!password || size <= 0) return 0;
+    int length = (int)strnlen(password, (size_t)size);
+    memcpy(buf, password, (size_t)length);
+    return length;
+}
+
 SSL_CTX *h2_tls_context(const pl_h2_config *config, char *error, size_t capacity) {
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
     if (!ctx) return fail(NULL, error, capacity, "cannot create a TLS context", NULL);
@@ -46,7 +57,7 @@ SSL_CTX *h2_tls_context(const pl_h2_config *config, char *error, size_t capacity
     if (config->client_certificate_file) {
         const char *certificate = config->client_certificate_file;
         const char *key = config->client_key_file ? config->client_key_file : certificate;
-        /* OpenSSL's default password callback reads the password from here while the key loads. */
+        SSL_CTX_set_default_passwd_cb(ctx, key_password);
         SSL_CTX_set_default_passwd_cb_userdata(ctx, (void *)config->client_key_password);
         if (SSL_CTX_use_certificate_chain_file(ctx, certificate) != 1)
             return fail(ctx, error, capacity, "cannot load the client certificate", certificate);

@@ -14,6 +14,9 @@ public struct TestCertificates: Sendable {
     /// host names refuses it at 127.0.0.1 or localhost.
     public var otherHostCertificate: String { directory + "/other-host.pem" }
     public var otherHostKey: String { directory + "/other-host.key" }
+    /// `clientKey` encrypted (AES-256) with `clientKeyPassword`.
+    public var encryptedClientKey: String { directory + "/client-encrypted.key" }
+    public var clientKeyPassword: String { "test-password" }
 
     public static let shared: TestCertificates = {
         let directory = NSTemporaryDirectory() + "curl-tests-" + UUID().uuidString
@@ -53,6 +56,10 @@ public struct TestCertificates: Sendable {
         openssl([
             "x509", "-req", "-in", "other-host.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
             "-out", "other-host.pem", "-days", "2", "-extfile", ext,
+        ])
+        openssl([
+            "pkey", "-in", "client.key", "-aes256", "-passout", "pass:\(clientKeyPassword)", "-out",
+            "client-encrypted.key",
         ])
     }
 

@@ -79,6 +79,40 @@ struct NGHTTP2TLSTests {
         #expect(reason.contains("certificate"))
     }
 
+    @Test func anEncryptedClientKeyIsOpenedWithItsPassword() async throws {
+        let server = try Nghttpd(extraArguments: ["--verify-client"])
+        defer { server.stop() }
+        let certificates = TestCertificates.shared
+        func tls(password: String?) -> NGHTTP2TLSConfiguration {
+            NGHTTP2TLSConfiguration(
+                caFile: certificates.caFile, clientCertificateFile: certificates.clientCertificate,
+                clientKeyFile: certificates.encryptedClientKey, clientKeyPassword: password)
+        }
+        let client = try makeClient(tls: tls(password: certificates.clientKeyPassword))
+        let response = try await client.send(NGHTTP2Request(url: server.baseURL + "/hello.txt"))
+        await client.shutdown()
+        #expect(response.status == 200)
+        // A wrong password, or none (which must not prompt on a terminal), fails the client's creation.
+        for password in ["wrong", nil] {
+            #expect {
+                _ = try makeClient(tls: tls(password: password))
+            } throws: { error in
+                guard case .tls(let reason) = error as? NGHTTP2Error else { return false }
+                return reason.contains("client key")
+            }
+        }
+    }
+
+    @Test func withoutPeerVerificationAnyCertificateIsAccepted() async throws {
+        let server = try Nghttpd()
+        defer { server.stop() }
+        let client = try makeClient(
+            tls: NGHTTP2TLSConfiguration(caFile: TestCertificates.shared.otherCAFile, verifyPeer: false))
+        let response = try await client.send(NGHTTP2Request(url: server.baseURL + "/hello.txt"))
+        await client.shutdown()
+        #expect(response.status == 200)
+    }
+
     @Test func anUnreadableCAFileFailsTheClientsCreation() {
         #expect {
             _ = try makeClient(caFile: "/nonexistent/ca.pem")
