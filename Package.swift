@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "Delivery",
             dependencies: [
-                "Curl", "Ledger", "PushCore",
+                "Curl", "NGHTTP2", "Ledger", "PushCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -237,7 +237,7 @@ let package = Package(
         .testTarget(
             name: "DeliveryTests",
             dependencies: [
-                "Delivery", "Curl", "PushCore", "HTTP2TestSupport", "TestEnvironment", "Ledger", "Postgres",
+                "Delivery", "Curl", "NGHTTP2", "PushCore", "HTTP2TestSupport", "TestEnvironment", "Ledger", "Postgres",
                 "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -1,6 +1,8 @@
 import Curl
 import Foundation
+import HTTP2TestSupport
 import HTTPTypes
+import NGHTTP2
 import TestEnvironment
 import Testing
 
@@ -40,7 +42,9 @@ import Testing
         let client = try APNsClient(
             configuration: APNsConfiguration(
                 endpoint: APNsConfiguration.production,
-                authentication: .certificate(certificateFile: "/c.pem", keyFile: nil, keyPassword: nil),
+                authentication: .certificate(
+                    certificateFile: TestCertificates.shared.clientCertificate,
+                    keyFile: TestCertificates.shared.clientKey, keyPassword: nil),
                 topic: "com.example.app"
             )
         )
@@ -62,6 +66,25 @@ import Testing
                     authentication: .token(keyFile: "/missing.p8", keyId: "K", teamId: "T"), topic: "t"
                 )
             )
+        }
+    }
+
+    /// nghttp2 loads the certificate when the client is made, so a wrong path is a set-up error, not a failure
+    /// of every later send.
+    @Test func anUnreadableCertificateFailsAtSetUpOnNghttp2() {
+        let configuration = APNsConfiguration(
+            endpoint: APNsConfiguration.production,
+            authentication: .certificate(certificateFile: "/missing-certificate.pem", keyFile: nil, keyPassword: nil),
+            topic: "t", transport: .nghttp2)
+        do {
+            _ = try APNsClient(configuration: configuration)
+            Issue.record("a missing certificate was accepted")
+        } catch {
+            guard case .http(.nghttp2(.tls(let reason))) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            #expect(reason.contains("/missing-certificate.pem"))
         }
     }
 }

@@ -1,4 +1,5 @@
 import Curl
+import NGHTTP2
 import Testing
 
 @testable import Delivery
@@ -17,6 +18,25 @@ import Testing
         #expect(
             DeliveryOutcome.transportFailure(CurlError.cancelled)
                 == .permanent(reason: .transport(.libcurl(.cancelled))))
+    }
+
+    @Test func nghttp2ConnectionTroubleIsRetryableButTLSAndCancellationAreNot() {
+        let retryable: [NGHTTP2Error] = [
+            .connect("refused"), .timeout(responseStarted: true), .reset("REFUSED_STREAM", responseStarted: false),
+            .reset("connection lost", responseStarted: true), .protocolError("bad frame"),
+        ]
+        for error in retryable {
+            #expect(
+                DeliveryOutcome.transportFailure(.nghttp2(error))
+                    == .retryable(reason: .transport(.nghttp2(error)), retryAfter: nil))
+        }
+        let permanent: [NGHTTP2Error] = [
+            .tls("certificate verify failed"), .invalidRequest("not https"), .cancelled, .shutdown,
+        ]
+        for error in permanent {
+            #expect(
+                DeliveryOutcome.transportFailure(.nghttp2(error)) == .permanent(reason: .transport(.nghttp2(error))))
+        }
     }
 
     @Test func accessTokenTroubleIsRetryableOnlyWhenTransient() {

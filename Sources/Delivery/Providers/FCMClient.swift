@@ -108,8 +108,10 @@ public final class FCMClient: PushProvider {
         if ownsTokenHTTP { await tokenHTTP.shutdown() }
     }
 
-    /// The messages' client's, with the token endpoint's when it shares it (libcurl).
-    public var httpStatistics: TransportStatistics { transport.statistics }
+    /// The messages' client's and the token endpoint's, whether they share one client (libcurl) or not.
+    public var httpStatistics: TransportStatistics {
+        ownsTokenHTTP ? transport.statistics + TransportStatistics(tokenHTTP.statistics) : transport.statistics
+    }
 }
 
 extension FCMMessage: OneDeviceRequest {}

@@ -25,21 +25,3 @@ struct ProviderRequest: Sendable {
         self.timeout = timeout
     }
 }
-
-/// Header lines many requests share (a chunk's provider token, topic, type…), built once in the sending
-/// library's own form (`ProviderTransport.sharedLines`): per request they would cost a string and a node each.
-final class SharedHeaderLines: Sendable {
-    enum Built: Sendable {
-        case libcurl(CurlHeaderBlock)
-    }
-
-    let built: Built
-
-    init(_ built: Built) { self.built = built }
-
-    var curlBlock: CurlHeaderBlock? {
-        switch built {
-        case .libcurl(let block): block
-        }
-    }
-}

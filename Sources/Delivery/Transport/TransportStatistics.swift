@@ -1,4 +1,5 @@
 import Curl
+import NGHTTP2
 
 /// A provider client's HTTP counters, whichever library carries its requests (benchmarks and tests read them).
 public struct TransportStatistics: Sendable, Hashable {
@@ -30,6 +31,19 @@ public struct TransportStatistics: Sendable, Hashable {
             connectionsOpened: curl.connectionsOpened, inFlight: curl.inFlight)
     }
 
+    public init(_ nghttp2: NGHTTP2Statistics) {
+        self.init(
+            requests: nghttp2.requests, responses: nghttp2.responses, failures: nghttp2.failures,
+            retries: nghttp2.retries, connectionsOpened: nghttp2.connectionsOpened, inFlight: nghttp2.inFlight)
+    }
+
     public static let zero = TransportStatistics(
         requests: 0, responses: 0, failures: 0, retries: 0, connectionsOpened: 0, inFlight: 0)
+
+    public static func + (a: TransportStatistics, b: TransportStatistics) -> TransportStatistics {
+        TransportStatistics(
+            requests: a.requests + b.requests, responses: a.responses + b.responses, failures: a.failures + b.failures,
+            retries: a.retries + b.retries, connectionsOpened: a.connectionsOpened + b.connectionsOpened,
+            inFlight: a.inFlight + b.inFlight)
+    }
 }
