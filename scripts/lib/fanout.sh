@@ -1,14 +1,15 @@
 # The fan-out benchmarks' common set-up (scripts/bench-fanout, scripts/bench-fanout-ab). Sourced after
 # common.sh, not executed.
 
-# fanout_setup BIN N: a throw-away cluster with a log of LOG_DAYS (90) days' partitions, the app `bench` (master key
-# `benchmaster`) whose APNs settings point at a simulator started here (no JWT verification, recording or
-# injected errors, so that its CPU per request is what a raw ceiling sees), and N iOS installations in
-# channel `all`, projected by `rebuild`, the database then settled (fanout_settle). Sets WORK, PG_DIR,
-# DATABASE_URL, SIMULATOR, SIM_PORT and PIDS, and a trap that ends the simulator and any pid added to PIDS,
-# stops the cluster and removes WORK.
+# fanout_setup BIN N [fcm]: a throw-away cluster with a log of LOG_DAYS (90) days' partitions, the app `bench`
+# (master key `benchmaster`) whose APNs settings point at a simulator started here (no JWT verification, recording
+# or injected errors, so that its CPU per request is what a raw ceiling sees), and N iOS installations in
+# channel `all`; with `fcm`, also FCM settings (a service account made here, project `bench-project`) and N
+# Android installations with a registration id in channel `fcm`. All projected by `rebuild`, the database then
+# settled (fanout_settle). Sets WORK, PG_DIR, DATABASE_URL, SIMULATOR, SIM_PORT and PIDS, and a trap that ends
+# the simulator and any pid added to PIDS, stops the cluster and removes WORK.
 fanout_setup() {
-    local bin="$1" n="$2" pg_port settings
+    local bin="$1" n="$2" with="${3:-}" pg_port settings
     WORK="$(mktemp -d /tmp/pushledger-fanout.XXXXXX)"
     chmod 755 "$WORK"
     PG_DIR="$(cluster_dir "$WORK/pg")"
@@ -35,6 +36,13 @@ fanout_setup() {
     # shellcheck disable=SC2086
     "$bin" app set --app bench $settings "apns.key_file=$WORK/apns.p8" apns.key_id=BENCHKEY01 \
         apns.team_id=BENCHTEAM1 apns.topic=com.example.bench >/dev/null
+    if [ "$with" = fcm ]; then
+        openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$WORK/fcm.key" 2>/dev/null
+        python3 -c 'import json,sys; print(json.dumps({"type": "service_account", "project_id": "bench-project",
+            "client_email": "bench@bench-project.iam.gserviceaccount.com", "private_key": open(sys.argv[1]).read(),
+            "token_uri": "https://oauth2.googleapis.com/token"}))' "$WORK/fcm.key" > "$WORK/fcm.json"
+        "$bin" app set --app bench "fcm.service_account_file=$WORK/fcm.json" >/dev/null
+    fi
 
     log "loading $n installations into the log, then projecting them with pushledger rebuild"
     psql -q "$DATABASE_URL" -c "
@@ -45,6 +53,17 @@ fanout_setup() {
                                             'channels', jsonb_build_array('all'))),
            '{\"keyKind\":\"system\",\"userAgent\":\"bench-fanout\"}'
     FROM generate_series(1, $n) g"
+    if [ "$with" = fcm ]; then
+        psql -q "$DATABASE_URL" -c "
+        INSERT INTO events (app_id, stream, version, type, data, metadata)
+        SELECT 'bench', 'installation:f' || lpad(to_hex(g), 23, '0'), 1, 'InstallationCreated',
+               jsonb_build_object('objectId', 'f' || lpad(to_hex(g), 23, '0'), 'createdAt', now()::text,
+                   'updatedAt', now()::text,
+                   'fields', jsonb_build_object('deviceType', 'android', 'installationId', 'bench-' || g,
+                       'registrationId', 'fcm' || lpad(to_hex(g), 60, '0'), 'channels', jsonb_build_array('fcm'))),
+               '{\"keyKind\":\"system\",\"userAgent\":\"bench-fanout\"}'
+        FROM generate_series(1, $n) g"
+    fi
     log "$("$bin" rebuild)"
     fanout_settle
 }
@@ -61,12 +80,16 @@ fanout_settle() {
 fanout_cleanup() {
     for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
     stop_cluster "$PG_DIR"
-    rm -rf "$WORK"
+    # KEEP_WORK=1 keeps the logs (serve.err, sim.json) and the stopped cluster, to look into a run that failed.
+    if [ "${KEEP_WORK:-0}" = 1 ]; then log "kept $WORK"; else rm -rf "$WORK"; fi
 }
 
-# fanout_serve BIN: starts `serve` from BIN on a free port; sets SERVER (its pid, also in PIDS) and PORT.
+# fanout_serve BIN [TRANSPORT]: starts `serve` from BIN on a free port (through TRANSPORT, `serve --transport`, when
+# given); sets SERVER (its pid, also in PIDS) and PORT.
 fanout_serve() {
-    "$1" serve --host 127.0.0.1 --port 0 > "$WORK/serve.out" 2> "$WORK/serve.err" &
+    local transport=()
+    [ -n "${2:-}" ] && transport=(--transport "$2")
+    "$1" serve --host 127.0.0.1 --port 0 "${transport[@]}" > "$WORK/serve.out" 2> "$WORK/serve.err" &
     SERVER=$!
     PIDS+=($SERVER)
     for _ in $(seq 1 100); do [ -s "$WORK/serve.out" ] && break; sleep 0.1; done
@@ -75,7 +98,8 @@ fanout_serve() {
 
 # fanout_push: one push to channel `all` through the server of fanout_serve, awaited until its record leaves
 # "in-queue". Prints "WALL SUCCESSES,DEVICES,ERRORS PEAK_RSS_KIB SERVER_US,POSTGRES_US,SIMULATOR_US,DRIVERS_US"
-# (CPU per delivered device; DRIVERS_US is the part of SERVER_US spent by the curl-driver threads) from
+# (CPU per delivered device; DRIVERS_US is the part of SERVER_US spent by the transport's curl-driver or h2-driver
+# threads) from
 # scripts/bench/fanout_push.py.
 fanout_push() {
     python3 "$ROOT/scripts/bench/fanout_push.py" "$PORT" "$SERVER" "$(head -n 1 "$PG_DIR/postmaster.pid")" "$SIMULATOR"
