@@ -60,4 +60,54 @@ struct GroupCommitQueueTests {
             #expect(Set(claims).count == claims.count, "a claim shared within \(batch.map(\.id))")
         }
     }
+
+    @Test(
+        "with oneBatchPerGroup a group never has two batches running, its commands gather meanwhile, other groups run beside it"
+    )
+    func oneBatchPerGroup() async throws {
+        final class Running: Sendable {
+            struct State {
+                var groups: [String: Int] = [:]
+                var overlaps = 0
+                var mostRunning = 0
+                var batches: [[Command]] = []
+            }
+            let state = Mutex(State())
+        }
+        let running = Running()
+        let queue = GroupCommitQueue<Command, Int>(
+            maxBatch: 50, maxRunning: 4, oneBatchPerGroup: true, group: \.group, claims: \.claims
+        ) { batch in
+            let group = batch[0].group
+            running.state.withLock { s in
+                s.groups[group, default: 0] += 1
+                if s.groups[group]! > 1 { s.overlaps += 1 }
+                s.mostRunning = max(s.mostRunning, s.groups.values.reduce(0, +))
+                s.batches.append(batch)
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+            running.state.withLock { $0.groups[group]! -= 1 }
+            return batch.map { .success($0.id) }
+        }
+        // Two groups (two pushes), each sent by four tasks that submit one after another.
+        let commands = (0..<160).map { i in Command(id: i, group: i % 2 == 0 ? "push-a" : "push-b", claims: []) }
+        let answers = await withTaskGroup(of: [Int].self) { group in
+            for sender in 0..<8 {
+                group.addTask {
+                    var answered: [Int] = []
+                    for command in commands where command.id % 8 == sender {
+                        if let id = try? await queue.submit(command) { answered.append(id) }
+                    }
+                    return answered
+                }
+            }
+            return await group.reduce(into: [Int]()) { $0 += $1 }
+        }
+        #expect(answers.sorted() == commands.map(\.id))
+        let state = running.state.withLock { $0 }
+        #expect(state.overlaps == 0, "a group ran two batches at once")
+        #expect(state.mostRunning == 2, "the two groups never ran side by side")
+        // Four senders per group, one batch at a time: the waiting ones leave together.
+        #expect(state.batches.count < commands.count / 2, "commands did not gather: \(state.batches.count) batches")
+    }
 }

@@ -5,7 +5,7 @@ scripts/bench-vendors.
   [CHANNEL=all] fanout_push.py PORT SERVER_PID POSTMASTER_PID[,POSTMASTER_PID…] SIMULATOR_PID
   -> "WALL SUCCESSES,DEVICES,ERRORS PEAK_RSS_KIB SERVER_US,POSTGRES_US,SIMULATOR_US,DRIVERS_US"
 
-Posts the push, polls its record every 0.5 s (and the server's peak RSS) until it leaves "in-queue", and
+Posts the push, polls its record every 0.1 s (and the server's peak RSS) until it leaves "in-queue", and
 reads the CPU time the push cost the server, PostgreSQL (the postmaster, its live backends and those that
 ended; of every cluster given, the nodes of a Citus cluster together) and the simulator per delivered device,
 and the server's part spent by its transport's drivers (the threads named curl-driver or h2-driver: the HTTP/2
@@ -52,7 +52,7 @@ while True:
     rss = max(rss, peak_rss())
     if record["status"] != "in-queue":
         break
-    time.sleep(0.5)
+    time.sleep(0.1)
 wall = time.monotonic() - start
 split = ",".join(f"{(b - a) * 1e6 / max(record['successes'], 1):.1f}" for a, b in zip(before, cpu()))
 print(f"{wall:.2f} {record['successes']},{record['devices']},{record['errors']} {rss} {split}")

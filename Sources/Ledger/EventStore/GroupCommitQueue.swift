@@ -8,7 +8,9 @@ import Synchronization
 /// Batches form by themselves: while `maxRunning` batches are in flight, newcomers wait and leave together
 /// with the next free runner, so a lone request goes alone at once and a crowd shares commits. Commands
 /// that share a `claim` (say, a device token) never share a batch: the later one waits for the next, so
-/// one batch never races with itself. A batch holds commands of one `group` (an app) only.
+/// one batch never races with itself. A batch holds commands of one `group` (an app) only. With
+/// `oneBatchPerGroup`, a group's next batch waits until its running one is done: for commands that lock the
+/// same rows (a push's stream), which would only queue on the lock, and gather more commands while waiting here.
 public final class GroupCommitQueue<Command: Sendable, Outcome: Sendable>: Sendable {
     public typealias Runner = @Sendable ([Command]) async -> [Result<Outcome, any Error>]
 
@@ -19,22 +21,26 @@ public final class GroupCommitQueue<Command: Sendable, Outcome: Sendable>: Senda
     private struct State: Sendable {
         var waiting: [Waiting] = []
         var running = 0
+        /// With `oneBatchPerGroup`: the groups whose batch runs now.
+        var busy: Set<String> = []
     }
 
     private let state = Mutex(State())
     private let maxBatch: Int
     private let maxRunning: Int
+    private let oneBatchPerGroup: Bool
     private let group: @Sendable (Command) -> String
     private let claims: @Sendable (Command) -> [String]
     private let run: Runner
 
     /// `run` answers one result per command, in order.
     public init(
-        maxBatch: Int, maxRunning: Int, group: @escaping @Sendable (Command) -> String,
+        maxBatch: Int, maxRunning: Int, oneBatchPerGroup: Bool = false, group: @escaping @Sendable (Command) -> String,
         claims: @escaping @Sendable (Command) -> [String], run: @escaping Runner
     ) {
         self.maxBatch = max(1, maxBatch)
         self.maxRunning = max(1, maxRunning)
+        self.oneBatchPerGroup = oneBatchPerGroup
         self.group = group
         self.claims = claims
         self.run = run
@@ -53,24 +59,34 @@ public final class GroupCommitQueue<Command: Sendable, Outcome: Sendable>: Senda
         }
     }
 
-    /// One runner: takes batches until nobody waits.
+    /// One runner: takes batches until nobody waits (or, with `oneBatchPerGroup`, until every waiting
+    /// command's group has a batch running: its runner takes them next).
     private func drain() async {
-        while let batch = nextBatch() {
+        var finished: String?
+        while let batch = nextBatch(after: finished) {
             let outcomes = await run(batch.map(\.command))
             precondition(outcomes.count == batch.count, "a group commit runner answered the wrong number of results")
             for (waiting, outcome) in zip(batch, outcomes) { waiting.continuation.resume(with: outcome) }
+            finished = group(batch[0].command)
         }
     }
 
-    /// The oldest waiting command and as many later ones (in order) as may join it; nil, and one runner
-    /// less, when nobody waits.
-    private func nextBatch() -> [Waiting]? {
+    /// The oldest waiting command (of a group with no batch running, with `oneBatchPerGroup`) and as many later
+    /// ones (in order) as may join it; nil, and one runner less, when there is none. `finished`: the group of
+    /// the batch this runner has just run.
+    private func nextBatch(after finished: String?) -> [Waiting]? {
         state.withLock { state in
-            guard let first = state.waiting.first else {
+            if let finished { state.busy.remove(finished) }
+            guard
+                let first = state.waiting.first(where: {
+                    !oneBatchPerGroup || !state.busy.contains(self.group($0.command))
+                })
+            else {
                 state.running -= 1
                 return nil
             }
             let group = self.group(first.command)
+            if oneBatchPerGroup { state.busy.insert(group) }
             var batch: [Waiting] = []
             var left: [Waiting] = []
             var claimed: Set<String> = []

@@ -66,8 +66,19 @@ public enum TargetOutcome: Sendable, Hashable {
 /// for a batch counts, so duplicates are limited to batches in flight and counters stay exact.
 public struct PushBatches: Sendable {
     let store: EventStore
+    /// Parts waiting to be recorded, gathered per push (see `recordPart`).
+    private let parts: GroupCommitQueue<PartRecord, RecordedPart?>
 
-    public init(store: EventStore) { self.store = store }
+    public init(store: EventStore) {
+        self.store = store
+        let recording = PartRecording(store: store)
+        parts = GroupCommitQueue(
+            maxBatch: PartRecording.maxParts, maxRunning: 16, oneBatchPerGroup: true, group: \.group,
+            claims: { _ in [] }
+        ) { parts in
+            await recording.run(parts)
+        }
+    }
 
     /// Leases the oldest pending batch of a push that is still being sent: of the app whose oldest such batch is
     /// the oldest, or, when another sender took that one meanwhile, of the next app.
@@ -140,6 +151,10 @@ public struct PushBatches: Sendable {
     /// `PushFailed` with that reason, and its batches no sender holds are cancelled. Channel messages go in
     /// with the record (durable before any socket sees them); a device then holding more than `channelCap`
     /// loses its oldest ones.
+    ///
+    /// Parts of one push that arrive while another record of it commits wait and then go in together, in one
+    /// transaction (`PartRecording`): every record of a push holds its stream's lock until it commits, so
+    /// they would only queue there, one transaction each.
     @discardableResult
     public func recordPart(
         _ claim: BatchClaim, _ part: [(index: Int, outcome: TargetOutcome)], pushFailure: String? = nil,
@@ -147,143 +162,7 @@ public struct PushBatches: Sendable {
     )
         async throws -> RecordedPart?
     {
-        let now = now ?? store.clock.now()
-        let stream = PushEvent.stream(claim.pushId)
-        let invalidStreams = part.compactMap { index, outcome -> String? in
-            let target = claim.targets[index]
-            switch outcome {
-            case .invalidToken:
-                return target.objectId.isEmpty ? "token:\(target.token)" : InstallationEvent.stream(target.objectId)
-            case .disabled where !target.objectId.isEmpty: return InstallationEvent.stream(target.objectId)
-            default: return nil
-            }
-        }
-        let recorded: (BatchDelivered, [String], [Int])? = try await store.write(
-            appId: claim.appId, metadata: .system("delivery"), lockKeys: [stream] + invalidStreams
-        ) { tx in
-            let conn = tx.connection
-            guard var recordedTargets = try await PushLifecycleInterpreter.lockRecorded(claim, on: conn) else {
-                return nil
-            }
-            let fresh = part.filter { !recordedTargets.contains($0.index) }
-            guard !fresh.isEmpty else { return nil }
-            for (index, _) in fresh { recordedTargets.insert(index) }
-            try await PushLifecycleInterpreter.markRecorded(claim, recordedTargets, on: conn)
-            let targets = fresh.map { claim.targets[$0.index] }
-            let invalid = zip(targets, fresh).compactMap { t, f -> (PushTarget, String, Date)? in
-                if case .invalidToken(let reason, let since) = f.outcome { return (t, reason, since) }
-                return nil
-            }
-            let invalidStreams = invalid.map { t, _, _ in
-                t.objectId.isEmpty ? "token:\(t.token)" : InstallationEvent.stream(t.objectId)
-            }
-            let disabled = zip(targets, fresh).compactMap { t, f -> (PushTarget, String)? in
-                if case .disabled(let reason) = f.outcome, !t.objectId.isEmpty { return (t, reason) }
-                return nil
-            }
-            var push = try await PushLifecycleInterpreter.load(pushId: claim.pushId, at: now, tx: tx)
-            let live = push.lifecycle.acceptsOutcomes(pushFailure: pushFailure)
-            let at = LeanDate.format(now)
-            var outcomes = fresh.map(\.outcome)
-            var queued: [(objectId: String, message: QueuedMessage)] = []
-            for (target, outcome) in zip(targets, outcomes) {
-                if case .queued(let message) = outcome, live { queued.append((target.objectId, message)) }
-            }
-            if !queued.isEmpty {
-                let unreachable = try await ChannelMessages.enqueue(
-                    appId: claim.appId, pushId: claim.pushId, batchNo: claim.batchNo, messages: queued, now: now,
-                    on: conn)
-                for (i, target) in targets.enumerated() where unreachable.contains(target.objectId) {
-                    outcomes[i] = .failed(reason: "NoDeliveryChannel")
-                }
-                queued.removeAll { unreachable.contains($0.objectId) }
-            }
-            let (delivered, handedBack) = Self.tally(
-                claim, targets: targets, outcomes: outcomes, live: live, unsentReason: push.lifecycle.unsentReason,
-                invalidTokens: Int64(invalid.count), queued: Int64(queued.count), at: at)
-            let record = PushLifecycle.BatchRecord(
-                delivered: delivered, handedBack: handedBack, completesBatch: recordedTargets.isComplete,
-                pushFailure: pushFailure)
-            try await push.perform { $0.batchRecorded(record) }
-            try await rememberDeliveries(claim, targets: targets, outcomes: outcomes, at: at, on: conn)
-            for ((target, reason, since), key) in zip(invalid, invalidStreams) {
-                try await invalidate(target, reason: reason, since: since, stream: key, tx: tx)
-            }
-            for (target, reason) in disabled {
-                try await disable(target, reason: reason, at: at, tx: tx)
-            }
-            return (delivered, queued.map(\.objectId), fresh.map(\.index))
-        }
-        guard let (delivered, queuedTo, indices) = recorded else { return nil }
-        if !queuedTo.isEmpty {
-            try await ChannelLedger(store: store).trim(appId: claim.appId, objectIds: queuedTo, cap: channelCap)
-        }
-        return RecordedPart(delivered: delivered, indices: indices)
-    }
-
-    /// Remembers this push as the last one delivered to each reached installation, so an open without `_nid`
-    /// can be attributed to it (SPEC §6).
-    private func rememberDeliveries(
-        _ claim: BatchClaim, targets: [PushTarget], outcomes: [TargetOutcome], at: String, on conn: PGConnection
-    )
-        async throws
-    {
-        // In id order, as `remember` bounds its range by the first and the last: a batch is in page order
-        // only within each vendor lane (`PushTargeting.batches(of:size:)`).
-        let reached = zip(targets, outcomes).compactMap { t, o in
-            o == .delivered && !t.objectId.isEmpty ? t.objectId : nil
-        }.sorted()
-        try await LastDeliveries.remember(
-            appId: claim.appId, pushId: claim.pushId, objectIds: reached, at: at, on: conn)
-    }
-
-    /// An Android vendor declared the token invalid (SPEC §12.3): the installation, if it still has this token,
-    /// is set `valid: false` by an `InstallationUpdated` that names the reason. Its `updatedAt` stays (the device
-    /// did nothing), its token stays (clearing it would send the device to another channel); a save with a new
-    /// `registrationId` makes it valid again.
-    private func disable(_ target: PushTarget, reason: String, at: String, tx: LedgerTransaction) async throws {
-        let row = try await tx.connection.query(
-            """
-            SELECT version, registration_id, valid, updated_at FROM installations
-            WHERE app_id = \(tx.appId) AND object_id = \(target.objectId)
-            """
-        ).first
-        guard let row, row["registration_id"] == target.token, row["valid"] == "t" else { return }
-        let disabled = InstallationUpdated(
-            objectId: target.objectId, set: ["valid": false], unset: [],
-            updatedAt: LeanDate.format(try row.date("updated_at")), at: at,
-            invalidatedBy: .init(reason: reason, token: target.token))
-        try await tx.append(
-            stream: InstallationEvent.stream(target.objectId), expectedVersion: try row.int("version"),
-            [NewEvent(.updated(disabled))])
-    }
-
-    /// The installation goes (if it still has this token) and the token is remembered as invalid.
-    private func invalidate(
-        _ target: PushTarget, reason: String, since: Date, stream: String, tx: LedgerTransaction
-    )
-        async throws
-    {
-        var invalidated = InstallationInvalidated(
-            objectId: target.objectId, token: target.token, reason: reason, since: LeanDate.format(since),
-            at: LeanDate.format(store.clock.now()))
-        if !target.objectId.isEmpty {
-            let row = try await tx.connection.query(
-                """
-                SELECT version, coalesce(device_token, registration_id, subscription_uri) AS token FROM installations
-                WHERE app_id = \(tx.appId) AND object_id = \(target.objectId)
-                """
-            ).first
-            // Re-registered with another token since it was targeted: nothing to invalidate.
-            guard let row, row["token"] == target.token else { return }
-            try await tx.append(
-                stream: stream, expectedVersion: try row.int("version"),
-                [NewEvent(.invalidated(invalidated))])
-        } else {
-            invalidated.objectId = ""
-            try await tx.append(
-                stream: stream, expectedVersion: try await tx.currentVersion(of: stream),
-                [NewEvent(.invalidated(invalidated))])
-        }
+        try await parts.submit(
+            PartRecord(claim: claim, part: part, pushFailure: pushFailure, now: now, channelCap: channelCap))
     }
 }

@@ -19,6 +19,10 @@ struct PushLifecycleInterpreter {
     private var version: Int?
     /// The version of the first event of the latest append.
     private var lastAppendStart = 0
+    /// Set: appended events wait until another action, or `flushAppends()`, needs them written, so that the
+    /// inputs of several records (`PartRecording`) go in as one append.
+    var defersAppends = false
+    private var deferred: [PushLogEvent] = []
 
     var pushId: String { lifecycle.pushId }
     var stream: String { PushEvent.stream(lifecycle.pushId) }
@@ -88,6 +92,11 @@ struct PushLifecycleInterpreter {
         while next < queue.count {
             let action = queue[next]
             next += 1
+            if case .append(let events) = action, defersAppends {
+                deferred += events
+                continue
+            }
+            try await flushAppends()
             var answer: [PushLifecycle.Action] = []
             switch action {
             case .append(let events):
@@ -119,6 +128,14 @@ struct PushLifecycleInterpreter {
     }
 
     // MARK: The log
+
+    /// Appends the events `defersAppends` kept back.
+    mutating func flushAppends() async throws {
+        guard !deferred.isEmpty else { return }
+        let events = deferred
+        deferred = []
+        try await append(events)
+    }
 
     private mutating func append(_ events: [PushLogEvent]) async throws {
         guard !events.isEmpty else { return }
