@@ -7,9 +7,9 @@ import Testing
 
 @Suite("Crash recovery of the fan-out", .requiresPostgreSQL, .serialized)
 struct CrashRecoveryTests {
-    /// The default `serve` settings: 4 senders, each with a window of 250 requests in flight or answered and
+    /// The default `serve` settings: 4 senders, each with a window of 500 requests in flight or answered and
     /// not yet recorded (docs/fanout.md). What a `kill -9` can make a restart send again is bounded by that.
-    static let duplicateBound = 4 * 250
+    static let duplicateBound = 4 * 500
 
     @Test(
         """

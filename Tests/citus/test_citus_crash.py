@@ -16,8 +16,8 @@ import requests
 from conftest import APNS_TOPIC, _json_line, create_database, database_url, drop_database
 
 DEVICES = 3000
-# `serve`'s default senders and window (4 × 250): what one killed process can have sent and not recorded.
-DUPLICATE_BOUND = 4 * 250
+# `serve`'s default senders and window (4 × 500): what one killed process can have sent and not recorded.
+DUPLICATE_BOUND = 4 * 500
 
 
 def serve(binary, url, log):

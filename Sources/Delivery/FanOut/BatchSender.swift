@@ -3,9 +3,14 @@ import Ledger
 import Logging
 import PushCore
 
-/// Sends one leased batch to the providers, a window of targets at a time in chunks (libcurl multiplexes them
-/// over a few HTTP/2 connections), and classifies each outcome for `PushBatches.record`.
+/// Sends one leased batch to the providers, a window of targets at a time in chunks (the HTTP/2 library
+/// multiplexes them over a few connections), and classifies each outcome for `PushBatches.record`.
 public struct BatchSender: Sendable {
+    /// Half a window is one recorded part: one transaction for the part's devices. 500 halved the database's
+    /// cost per device of 250's and let the senders keep pace with nghttp2 (docs/decisions.md, "The send window
+    /// is 500").
+    public static let defaultWindow = 500
+
     let providers: ProviderRegistry
     let logger: Logger
     /// Targets of one batch in flight at once. Bounded so that a cancel or a push-level failure stops the
@@ -16,7 +21,7 @@ public struct BatchSender: Sendable {
     let chunkSize: Int
 
     public init(
-        providers: ProviderRegistry, window: Int = 250, chunkSize: Int = 50,
+        providers: ProviderRegistry, window: Int = BatchSender.defaultWindow, chunkSize: Int = 50,
         logger: Logger = Logger(label: "pushledger.delivery")
     ) {
         self.providers = providers
