@@ -80,6 +80,14 @@ struct CommandLineTests {
             ["serve"], environment: ["DATABASE_URL": Self.unreachable, "PUSHLEDGER_SENDERS": "x"])
         #expect(senders.status == 64, "\(senders)")
         #expect(senders.stderr.contains("PUSHLEDGER_SENDERS"), "\(senders)")
+        let transport = try CLI.run(
+            ["serve"], environment: ["DATABASE_URL": Self.unreachable, "PUSHLEDGER_TRANSPORT": "curl"])
+        #expect(transport.status == 64, "\(transport)")
+        #expect(
+            transport.stderr.contains("PUSHLEDGER_TRANSPORT") && transport.stderr.contains("nghttp2, libcurl"),
+            "\(transport)")
+        let flag = try CLI.run(["serve", "--transport", "h2"], environment: ["DATABASE_URL": Self.unreachable])
+        #expect(flag.status == 64 && flag.stderr.contains("got h2"), "\(flag)")
     }
 
     @Test("LOG_LEVEL or LOG_FORMAT with an unknown value is a usage error (64) naming it")
