@@ -197,7 +197,8 @@ def test_dockerfile_builds_with_swift_in_release_mode(stages):
     assert "swift build -c release" in runs, runs
     # Without the Swift runtime linked in, the binary would need the toolchain's shared libraries at run time.
     assert "--static-swift-stdlib" in runs, runs
-    assert "libpq-dev" in runs and "libcurl4-openssl-dev" in runs, runs
+    for package in ("libpq-dev", "libcurl4-openssl-dev", "libnghttp2-dev", "libssl-dev", "libjemalloc-dev"):
+        assert re.search(r"\b%s\b" % re.escape(package), runs), "build stage does not install %s" % package
 
 
 def test_dockerfile_runtime_stage_has_no_toolchain(stages):
@@ -214,7 +215,7 @@ def test_dockerfile_runtime_stage_has_no_toolchain(stages):
                     assert not src.startswith(("/usr/bin", "/usr/lib", "/usr/share/swift", "/opt")), (
                         "runtime stage copies toolchain files: %s" % args)
     installs = " ".join(args for instruction, args in body if instruction == "RUN")
-    for package in ("libcurl4", "libpq5", "ca-certificates"):
+    for package in ("libcurl4", "libnghttp2-14", "libssl3", "libjemalloc2", "libpq5", "ca-certificates"):
         assert re.search(r"\b%s\b" % re.escape(package), installs), "runtime stage does not install %s" % package
     # The SwiftPM resource bundles (migrations, report definitions) must travel with the binary.
     copies = [args for instruction, args in body if instruction == "COPY" and "--from=" in args]
