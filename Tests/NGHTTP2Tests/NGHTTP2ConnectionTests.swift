@@ -101,12 +101,15 @@ struct NGHTTP2ConnectionTests {
     @Test func anUnansweredPingEndsTheConnectionAndTheRequestRunsAgain() async throws {
         let server = try Nghttpd()
         defer { server.stop() }
-        let client = try makeClient(
-            maxHostConnections: 1, pingInterval: .milliseconds(200), pingTimeout: .milliseconds(300))
+        // The PING goes 2 s after the last frame received: time for the request to be on the connection first,
+        // even on a machine busy with the rest of the suite.
+        let client = try makeClient(maxHostConnections: 1, pingInterval: .seconds(2), pingTimeout: .milliseconds(500))
         let url = server.baseURL + "/hello.txt"
         #expect(try await client.send(NGHTTP2Request(url: url)).status == 200)
         server.suspend()
         let task = Task { try await client.send(NGHTTP2Request(url: url, timeout: .seconds(60))) }
+        #expect(await eventually { client.statistics.inFlight >= 1 })
+        #expect(client.statistics.pingTimeouts == 0, "the PING gave up before the request was sent")
         #expect(await eventually { client.statistics.pingTimeouts >= 1 })
         server.resume()
         let response = try await task.value
