@@ -74,7 +74,8 @@ struct NGHTTP2LifecycleTests {
         let elapsed = clock.now - started
         await client.shutdown()
         #expect(result.error == .timeout(responseStarted: false))
-        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(5))
+        // Well before the 10-s connect timeout, with room for a task resumed late while the suite runs.
+        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(9))
     }
 
     /// Requests in flight when shutdown begins still finish; requests after it are refused; the loop threads end.

@@ -83,7 +83,9 @@ struct NGHTTP2SimulatorTests {
         let slowResult = await slow[0]
         let slowElapsed = clock.now - started
         #expect(slowResult.error == .timeout(responseStarted: false))
-        #expect(slowElapsed >= .milliseconds(250) && slowElapsed < .milliseconds(3000), "\(slowElapsed)")
+        // A timeout, where the simulator would have answered 200 after 4 s: the deadline ended it. Only the lower
+        // bound is timed, since the awaiting task may be resumed late while the rest of the suite runs.
+        #expect(slowElapsed >= .milliseconds(250), "\(slowElapsed)")
         #expect(try await quick.status == 200)
         #expect(try await patient.status == 200)
         let statistics = client.statistics
