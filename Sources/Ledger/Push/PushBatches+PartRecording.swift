@@ -29,14 +29,14 @@ extension PushBatches {
 
         func run(_ records: [PartRecord]) async -> [Result<RecordedPart?, any Error>] {
             do {
-                return try await record(records).map { .success($0) }
+                return try await record(records)
             } catch {
                 guard records.count > 1 else { return [.failure(error)] }
             }
             var results: [Result<RecordedPart?, any Error>] = []
             for record in records {
                 do {
-                    results.append(.success(try await self.record([record])[0]))
+                    results += try await self.record([record])
                 } catch {
                     results.append(.failure(error))
                 }
@@ -52,7 +52,9 @@ extension PushBatches {
             var indices: [Int]
         }
 
-        private func record(_ records: [PartRecord]) async throws -> [RecordedPart?] {
+        /// Throws when the transaction did not commit; after it, each part's result is its own (a channel trim
+        /// that fails is that part's error, its record stands).
+        private func record(_ records: [PartRecord]) async throws -> [Result<RecordedPart?, any Error>] {
             let first = records[0].claim
             // The latest time asked for: every part is recorded then (the parts' own are moments apart).
             let now = records.compactMap(\.now).max() ?? store.clock.now()
@@ -81,17 +83,21 @@ extension PushBatches {
                 try await push.flushAppends()
                 return written
             }
-            var recorded: [RecordedPart?] = []
+            var recorded: [Result<RecordedPart?, any Error>] = []
             for (record, written) in zip(records, written) {
                 guard let written else {
-                    recorded.append(nil)
+                    recorded.append(.success(nil))
                     continue
                 }
-                if !written.queuedTo.isEmpty {
-                    try await ChannelLedger(store: store).trim(
-                        appId: first.appId, objectIds: written.queuedTo, cap: record.channelCap)
+                do {
+                    if !written.queuedTo.isEmpty {
+                        try await ChannelLedger(store: store).trim(
+                            appId: first.appId, objectIds: written.queuedTo, cap: record.channelCap)
+                    }
+                    recorded.append(.success(RecordedPart(delivered: written.delivered, indices: written.indices)))
+                } catch {
+                    recorded.append(.failure(error))
                 }
-                recorded.append(RecordedPart(delivered: written.delivered, indices: written.indices))
             }
             return recorded
         }
